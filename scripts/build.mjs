@@ -1,0 +1,19 @@
+// Bundles the CLI with esbuild. Two entries: the guard is its own small bundle because it
+// runs on every tool call of every agent and must start close to bare `node`; everything
+// else lives in cli.js. Dependencies stay external (native modules, wasm files).
+import { build } from "esbuild";
+
+const common = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
+  sourcemap: "linked",
+  logLevel: "warning",
+};
+
+await Promise.all([
+  build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js" }),
+  build({ ...common, entryPoints: ["src/cli/guard-entry.ts"], outfile: "dist/guard.js" }),
+]);

@@ -1,0 +1,145 @@
+// The engine's ports: the domain (src/chain) talks to storage and execution only through
+// these interfaces, so every adapter can be swapped (SQLite → PostgreSQL, local bwrap runner
+// → GitHub Actions) and tested with a real implementation of the layer below.
+import type { Decision } from "../roles/decision.js";
+import type { ChainKind, Role } from "../roles/role-names.js";
+import type {
+  HumanResponse,
+  RunEvent,
+  RunRecord,
+  RunSnapshot,
+  StepRecord,
+  TaskInput,
+  WorkerFeedback,
+  WorkerRequest,
+} from "./types.js";
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface Logger {
+  debug(obj: Record<string, unknown>, msg?: string): void;
+  info(obj: Record<string, unknown>, msg?: string): void;
+  warn(obj: Record<string, unknown>, msg?: string): void;
+  error(obj: Record<string, unknown>, msg?: string): void;
+}
+
+/** A state change applied atomically with the events that explain it. */
+export interface Transition {
+  run?: Partial<Pick<RunRecord, "state" | "baseSha" | "branch">>;
+  step?: { index: number; patch: Partial<Omit<StepRecord, "runId" | "index" | "role">> };
+  events: Array<{ type: string; data: Record<string, unknown> }>;
+}
+
+export interface StoredRequest extends WorkerRequest {
+  runId: string;
+  role: Role;
+  feedbackId: string;
+  status: "pending" | "answered";
+  createdAt: string;
+}
+
+export interface BoxProof {
+  /** Which box this proof is for, e.g. "bwrap:<repo remote>". */
+  boxKey: string;
+  /** The facts the proof holds for (R7.2): any change makes it stale. */
+  facts: Record<string, string>;
+  ok: boolean;
+  /** The checks that ran, in order, with their outcome. */
+  checks: Array<{ name: string; ok: boolean; detail: string }>;
+  provedAt: string;
+}
+
+/**
+ * The journal. Every write is one transaction; an acknowledged write survives a crash.
+ * Async so that a PostgreSQL implementation fits the same interface.
+ */
+export interface JournalStore {
+  createRun(run: RunRecord, steps: StepRecord[]): Promise<void>;
+  getRun(id: string): Promise<RunRecord | null>;
+  listRuns(filter?: { states?: RunRecord["state"][]; limit?: number }): Promise<RunRecord[]>;
+  getSteps(runId: string): Promise<StepRecord[]>;
+  /** Apply the patches and append the events in one transaction; returns the new events. */
+  transition(runId: string, change: Transition): Promise<RunEvent[]>;
+  events(runId: string, afterSeq?: number): Promise<RunEvent[]>;
+
+  /**
+   * R6.2: journal worker feedback (and its request, if any). Replaying the same feedback is
+   * idempotent ("duplicate"); the same id with different content throws FeedbackConflictError.
+   */
+  recordFeedback(runId: string, feedback: WorkerFeedback): Promise<"inserted" | "duplicate">;
+  listFeedback(runId: string): Promise<WorkerFeedback[]>;
+  listRequests(runId: string): Promise<StoredRequest[]>;
+  /** Records the answer and marks the request answered, in one transaction. */
+  recordResponse(runId: string, response: HumanResponse): Promise<void>;
+  listResponses(runId: string): Promise<HumanResponse[]>;
+
+  /** Seal nonces (R6.4): true the first time a nonce is consumed, false ever after. */
+  consumeNonce(nonce: string, expiresAt: string): Promise<boolean>;
+  /** Webhook deliveries (R1.5): true the first time an id is seen, false ever after. */
+  markDelivery(deliveryId: string): Promise<boolean>;
+
+  saveProof(proof: BoxProof): Promise<void>;
+  latestProof(boxKey: string): Promise<BoxProof | null>;
+
+  close(): Promise<void>;
+}
+
+/** Live progress of a step, for the terminal and the sticky comment. */
+export interface StepProgress {
+  role: Role;
+  /** Short description of the last tool call, e.g. "Bash: npm test". */
+  lastTool?: string;
+  /** A guard or settings refusal the agent ran into. */
+  refusal?: string;
+}
+
+export interface PriorOutput {
+  role: Role;
+  decision: Decision;
+  output: unknown;
+}
+
+export interface StepInput {
+  run: RunRecord;
+  role: Role;
+  index: number;
+  attempt: number;
+  chain: ChainKind;
+  task: TaskInput;
+  /** Outputs of the steps before this one (the architect's plan for the builder, …). */
+  prior: PriorOutput[];
+  /** Human answers to this step's earlier requests, oldest first. */
+  answers: Array<{ request: WorkerRequest; response: HumanResponse }>;
+  signal: AbortSignal;
+  progress(progress: StepProgress): void;
+}
+
+export interface StepResult {
+  decision: Decision;
+  /** Schema-valid structured output with secrets redacted, or null. */
+  output: unknown;
+  feedback: WorkerFeedback;
+  /** Facts the runner established (write detected, verify failed, …), journaled as events. */
+  events: Array<{ type: string; data: Record<string, unknown> }>;
+  /** Facts about the run the runner measured (base sha, branch). */
+  runPatch?: Partial<Pick<RunRecord, "baseSha" | "branch">>;
+}
+
+export interface RunArtifacts {
+  /** Path (relative to the repo) of the committed run output. */
+  runOutputPath: string | null;
+  branch: string | null;
+  headSha: string | null;
+  events: Array<{ type: string; data: Record<string, unknown> }>;
+}
+
+/** Executes steps of a run. One instance serves many runs; state per run lives on disk. */
+export interface StepRunner {
+  runStep(input: StepInput): Promise<StepResult>;
+  /** After the last step (passed or not): write and push the run output. Idempotent. */
+  finishRun(run: RunRecord, steps: StepRecord[]): Promise<RunArtifacts>;
+}
+
+export type { RunSnapshot };

@@ -1,0 +1,15 @@
+import type { Command } from "commander";
+import { registerCheckOutput } from "./check-output.js";
+import { registerSettings } from "./settings.js";
+import { registerStopVerify } from "./stop-verify.js";
+
+/** Every `forge` subcommand; `forge guard` has its own entry (src/cli/guard-entry.ts). */
+export function registerCommands(program: Command): void {
+  program
+    .command("guard")
+    .description("PreToolUse hook: deny pushes and secret reads (reads hook JSON on stdin)")
+    .requiredOption("--role <role>", "architect | builder | reviewer | security");
+  registerSettings(program);
+  registerCheckOutput(program);
+  registerStopVerify(program);
+}
