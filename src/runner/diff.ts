@@ -1,0 +1,36 @@
+// R5.2: the diff is `git diff <measured base>..HEAD`, computed by the runner.
+import { git } from "./git.js";
+
+export interface DiffFacts {
+  base: string;
+  head: string;
+  diff: string;
+  stat: string;
+  files: string[];
+}
+
+export async function diffFromBase(dir: string, baseSha: string): Promise<DiffFacts> {
+  const head = (await git(["rev-parse", "HEAD"], { cwd: dir })).stdout.trim();
+  const range = `${baseSha}..${head}`;
+  const [diff, stat, names] = await Promise.all([
+    git(["diff", "--no-color", "--no-ext-diff", range], { cwd: dir }),
+    git(["diff", "--stat", "--no-color", range], { cwd: dir }),
+    git(["diff", "--name-only", "-z", range], { cwd: dir }),
+  ]);
+  return {
+    base: baseSha,
+    head,
+    diff: diff.stdout,
+    stat: stat.stdout.trimEnd(),
+    files: names.stdout.split("\0").filter(Boolean),
+  };
+}
+
+/** Commit whatever the builder left uncommitted (the runner commits, not the agent). */
+export async function commitPending(dir: string, message: string): Promise<boolean> {
+  const status = await git(["status", "--porcelain"], { cwd: dir });
+  if (!status.stdout.trim()) return false;
+  await git(["add", "-A"], { cwd: dir });
+  await git(["commit", "--quiet", "--no-verify", "-m", message], { cwd: dir });
+  return true;
+}

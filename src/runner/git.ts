@@ -1,0 +1,62 @@
+// The runner's only way to call git. Every call runs with core.hooksPath=/dev/null (R2.5):
+// a cloned repository's hooks are repository-controlled code and must never run in the
+// runner's process, which holds the push credential.
+import { execa } from "execa";
+
+export class GitError extends Error {
+  override readonly name = "GitError";
+  constructor(
+    message: string,
+    readonly args: readonly string[],
+    readonly stderr: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface GitOptions {
+  cwd: string;
+  env?: Record<string, string | undefined>;
+  input?: string;
+  /** Return a failed call instead of throwing. */
+  allowFailure?: boolean;
+}
+
+export interface GitResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+/** Identity the runner commits with; never the user's global config. */
+export const RUNNER_IDENTITY = {
+  GIT_AUTHOR_NAME: "forgechain",
+  GIT_AUTHOR_EMAIL: "forgechain@users.noreply.github.com",
+  GIT_COMMITTER_NAME: "forgechain",
+  GIT_COMMITTER_EMAIL: "forgechain@users.noreply.github.com",
+};
+
+export async function git(args: readonly string[], opts: GitOptions): Promise<GitResult> {
+  const full = ["-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=false", ...args];
+  const result = await execa("git", full, {
+    cwd: opts.cwd,
+    env: { GIT_TERMINAL_PROMPT: "0", ...RUNNER_IDENTITY, ...opts.env },
+    input: opts.input,
+    reject: false,
+    stripFinalNewline: false,
+  });
+  const exitCode = result.exitCode ?? -1;
+  if (exitCode !== 0 && !opts.allowFailure) {
+    const stderr = String(result.stderr).trim();
+    throw new GitError(`git ${args[0] ?? ""} failed (exit ${exitCode}): ${stderr}`, args, stderr);
+  }
+  return { stdout: String(result.stdout), stderr: String(result.stderr), exitCode };
+}
+
+export async function gitLine(args: readonly string[], opts: GitOptions): Promise<string> {
+  return (await git(args, opts)).stdout.trim();
+}
+
+export async function revParse(ref: string, cwd: string): Promise<string> {
+  return gitLine(["rev-parse", "--verify", `${ref}^{commit}`], { cwd });
+}

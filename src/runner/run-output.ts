@@ -1,0 +1,92 @@
+// R9.3: `.forge/run-output-<run-id>.md` — what every role said, the verdicts, the diff stat,
+// the builder's own account marked as a claim (nothing verifies it, R5.2), advisory warnings.
+// Everything passes through `redact` before it is written: this file is committed and pushed.
+import type { RunRecord, StepRecord } from "../chain/types.js";
+
+export interface ControlSummary {
+  name: string;
+  advisory: boolean;
+  ok: boolean;
+  exitCode: number | null;
+}
+
+export interface RunOutputInput {
+  run: RunRecord;
+  steps: StepRecord[];
+  diffStat: string;
+  controls: ControlSummary[];
+  notes: string[];
+  redact: (text: string) => Promise<string>;
+}
+
+export function runOutputPath(runId: string): string {
+  return `.forge/run-output-${runId}.md`;
+}
+
+const MAX_SECTION = 48 * 1024;
+
+export async function renderRunOutput(input: RunOutputInput): Promise<string> {
+  const { run, steps } = input;
+  const lines: string[] = [
+    `# forgechain run ${run.id}`,
+    "",
+    `- chain: ${run.chain}`,
+    `- state: ${run.state}`,
+    `- base: ${run.baseSha ?? "(not measured)"}`,
+    `- branch: ${run.branch ?? "(none)"}`,
+    `- snapshot digest: sha256:${run.snapshot.digest}`,
+    "",
+    "## Verdicts",
+    "",
+    "| step | role | verdict | attempt | overridden |",
+    "|---|---|---|---|---|",
+  ];
+  for (const s of steps) {
+    const verdict = s.decision?.verdict ?? (s.state === "queued" ? "not run" : s.state);
+    lines.push(
+      `| ${s.index + 1} | ${s.role} | ${verdict} | ${s.attempt} | ${s.decision?.overridden ? "yes" : "no"} |`,
+    );
+  }
+  const warnings = input.controls.filter((c) => c.advisory && !c.ok);
+  if (input.controls.length > 0) {
+    lines.push("", "## Controls", "");
+    for (const c of input.controls) {
+      const mark = c.ok ? "✅" : c.advisory ? "⚠️ advisory" : "❌";
+      lines.push(`- ${mark} \`${c.name}\` (exit ${c.exitCode ?? "none"})`);
+    }
+  }
+  if (warnings.length > 0) {
+    lines.push(
+      "",
+      `> ⚠️ ${warnings.length} advisory control(s) failed: ${warnings.map((w) => w.name).join(", ")}. They do not block.`,
+    );
+  }
+  lines.push("", "## Diff stat", "", "```", input.diffStat || "(no changes)", "```");
+  for (const s of steps) {
+    if (!s.decision && s.output == null) continue;
+    lines.push("", `## ${s.role}`);
+    if (s.decision) {
+      lines.push(
+        "",
+        `Verdict: **${s.decision.verdict}**${s.decision.overridden ? " (engine override)" : ""}`,
+      );
+      for (const r of s.decision.reasons) lines.push(`- ${r}`);
+    }
+    if (s.role === "builder" && s.output != null) {
+      lines.push(
+        "",
+        "> **Claim.** The builder's own account below is a claim: nothing verifies it. The diff and the control results are the evidence.",
+      );
+    }
+    if (s.output != null) {
+      const json = JSON.stringify(s.output, null, 2).slice(0, MAX_SECTION);
+      lines.push("", "```json", json.replaceAll("```", "`\u200b``"), "```");
+    }
+  }
+  if (input.notes.length > 0) {
+    lines.push("", "## Notes", "");
+    for (const n of input.notes) lines.push(`- ${n}`);
+  }
+  lines.push("");
+  return input.redact(lines.join("\n"));
+}

@@ -1,0 +1,79 @@
+// R4.5 write detection: the runner snapshots the tree before and after every read-only step.
+// A snapshot is HEAD, every ref, and the status of every path including untracked and
+// ignored ones, so a write through an "allowed" command (`git diff --output=x`, a test runner
+// writing a file) is seen even when no file-edit tool was used.
+import { createHash } from "node:crypto";
+import { lstat, readFile, readlink } from "node:fs/promises";
+import { join } from "node:path";
+import { git } from "./git.js";
+
+export interface TreeSnapshot {
+  head: string;
+  refs: string;
+  /** path → fingerprint of its status and content (untracked/modified/ignored entries). */
+  entries: Map<string, string>;
+}
+
+export async function snapshotTree(dir: string): Promise<TreeSnapshot> {
+  const head = (await git(["rev-parse", "HEAD"], { cwd: dir })).stdout.trim();
+  const refs = (await git(["for-each-ref", "--format=%(refname) %(objectname)"], { cwd: dir }))
+    .stdout;
+  const status = await git(
+    ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching"],
+    { cwd: dir },
+  );
+  const entries = new Map<string, string>();
+  const fields = status.stdout.split("\0");
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i];
+    if (!field) continue;
+    const code = field.slice(0, 2);
+    const path = field.slice(3);
+    // Renames carry the original path in the next field.
+    if (code.startsWith("R") || code.startsWith("C")) i++;
+    entries.set(path, `${code}:${await fingerprint(join(dir, path))}`);
+  }
+  return { head, refs: sha256(refs), entries };
+}
+
+/** Paths that differ between two snapshots, plus a note when HEAD or refs moved. */
+export function diffSnapshots(before: TreeSnapshot, after: TreeSnapshot): string[] {
+  const changed = new Set<string>();
+  for (const [path, fp] of after.entries) if (before.entries.get(path) !== fp) changed.add(path);
+  for (const path of before.entries.keys()) if (!after.entries.has(path)) changed.add(path);
+  const out = [...changed].sort();
+  if (before.head !== after.head)
+    out.push(`HEAD (${before.head.slice(0, 12)} → ${after.head.slice(0, 12)})`);
+  else if (before.refs !== after.refs) out.push("refs (a branch or tag was created or moved)");
+  return out;
+}
+
+/**
+ * Put the tree back as it was: HEAD reset to the snapshot's commit, tracked files restored,
+ * files that appeared removed. Ignored entries that appeared are removed by name.
+ */
+export async function restoreTree(dir: string, before: TreeSnapshot): Promise<void> {
+  await git(["reset", "--quiet", "--hard", before.head], { cwd: dir });
+  const after = await snapshotTree(dir);
+  for (const path of after.entries.keys()) {
+    if (!before.entries.has(path)) {
+      await git(["clean", "-fdxq", "--", path], { cwd: dir, allowFailure: true });
+    }
+  }
+}
+
+async function fingerprint(path: string): Promise<string> {
+  try {
+    const st = await lstat(path);
+    if (st.isSymbolicLink()) return `link:${await readlink(path)}`;
+    if (st.isDirectory()) return `dir:${st.mtimeMs}`;
+    if (st.size > 8 * 1024 * 1024) return `big:${st.size}:${st.mtimeMs}`;
+    return `file:${sha256(await readFile(path))}`;
+  } catch {
+    return "gone";
+  }
+}
+
+function sha256(data: string | Buffer): string {
+  return createHash("sha256").update(data).digest("hex");
+}

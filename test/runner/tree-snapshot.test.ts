@@ -1,0 +1,68 @@
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { diffSnapshots, restoreTree, snapshotTree } from "../../src/runner/tree-snapshot.js";
+import { gitIn, makeRepo, tempDir, writeFiles } from "../helpers/git-repo.js";
+
+let cleanup: (() => void) | undefined;
+afterEach(() => cleanup?.());
+
+function repo(): string {
+  const t = tempDir();
+  cleanup = t.cleanup;
+  makeRepo(t.dir, { "a.txt": "a\n", ".gitignore": "build/\n", "src/b.ts": "b\n" });
+  return t.dir;
+}
+
+describe("write detection (R4.5)", () => {
+  it("sees nothing when nothing changed", async () => {
+    const dir = repo();
+    const before = await snapshotTree(dir);
+    expect(diffSnapshots(before, await snapshotTree(dir))).toEqual([]);
+  });
+
+  it.each([
+    [
+      "a new untracked file (git diff --output=x)",
+      (d: string) => writeFileSync(join(d, "x"), "diff"),
+    ],
+    ["a modified tracked file", (d: string) => writeFileSync(join(d, "a.txt"), "changed\n")],
+    ["a deleted file", (d: string) => gitIn(d, "rm", "-q", "src/b.ts")],
+    ["a file under an ignored dir", (d: string) => writeFiles(d, { "build/out.js": "1" })],
+    ["a new symlink", (d: string) => symlinkSync("/etc/passwd", join(d, "link"))],
+  ])("detects %s and restores the tree", async (_name, write) => {
+    const dir = repo();
+    const before = await snapshotTree(dir);
+    write(dir);
+    const changed = diffSnapshots(before, await snapshotTree(dir));
+    expect(changed.length).toBeGreaterThan(0);
+    await restoreTree(dir, before);
+    expect(diffSnapshots(before, await snapshotTree(dir))).toEqual([]);
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("a\n");
+    expect(existsSync(join(dir, "x"))).toBe(false);
+  });
+
+  it("detects a second write to an already modified file", async () => {
+    const dir = repo();
+    writeFileSync(join(dir, "a.txt"), "one\n");
+    const before = await snapshotTree(dir);
+    writeFileSync(join(dir, "a.txt"), "two\n");
+    expect(diffSnapshots(before, await snapshotTree(dir))).toEqual(["a.txt"]);
+  });
+
+  it("detects a commit and a new branch", async () => {
+    const dir = repo();
+    const before = await snapshotTree(dir);
+    gitIn(dir, "branch", "sneaky");
+    expect(diffSnapshots(before, await snapshotTree(dir))).toEqual([
+      "refs (a branch or tag was created or moved)",
+    ]);
+    writeFileSync(join(dir, "c.txt"), "c");
+    gitIn(dir, "add", "c.txt");
+    gitIn(dir, "commit", "-q", "-m", "architect commits");
+    const changed = diffSnapshots(before, await snapshotTree(dir));
+    expect(changed.some((c) => c.startsWith("HEAD ("))).toBe(true);
+    await restoreTree(dir, before);
+    expect(existsSync(join(dir, "c.txt"))).toBe(false);
+  });
+});
