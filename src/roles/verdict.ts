@@ -1,0 +1,142 @@
+import { type DeepSecretFinding, redactDeep, redactSecrets } from "../secrets/index.js";
+import type { Decision } from "./decision.js";
+import { type OutputValidator, outputValidator } from "./output-schema.js";
+import type { Role } from "./role-names.js";
+import { isRecord, unwrapOutput } from "./verdict-envelope.js";
+import { parseOutputText } from "./verdict-parse.js";
+import { diffSecretReasons, outputSecretReasons, textSecretReasons } from "./verdict-secrets.js";
+
+export { NOT_JSON, type ParsedOutput, parseOutputText } from "./verdict-parse.js";
+
+export interface VerdictOptions {
+  /** The change's diff (`git diff <base>..HEAD`); security FAILs on any secret in it (R3.3). */
+  diff?: string;
+  /** Compiled output schemas; default: `<installRoot>/schemas`, compiled once per process. */
+  validator?: OutputValidator;
+}
+
+export interface VerdictResult {
+  decision: Decision;
+  /** The structured output with every secret redacted, or null when there was none. */
+  output: unknown;
+}
+
+const FINDING_ROLES: ReadonlySet<Role> = new Set(["reviewer", "security"]);
+const MAX_REASON = 2000;
+
+/**
+ * Applies R3.2–R3.3 to what a role step printed (already parsed JSON). Fail-closed: the
+ * verdict is PASS only when the run succeeded, its structured output is schema-valid and says
+ * PASS, and no override rule fires. Never throws on bad input; every reason is redacted.
+ */
+export async function decideVerdict(
+  role: Role,
+  raw: unknown,
+  opts: VerdictOptions = {},
+): Promise<VerdictResult> {
+  const validator = opts.validator ?? outputValidator();
+  const unwrapped = unwrapOutput(raw);
+  const reasons: string[] = [...unwrapped.runErrors];
+  let output: unknown = null;
+  let saidPass = false;
+  let valid = false;
+  let outputSecrets: DeepSecretFinding[] = [];
+
+  if (unwrapped.structured === undefined) {
+    reasons.push(
+      unwrapped.kind === "envelope"
+        ? "no structured output (structured_output is null or missing)"
+        : "no structured output",
+    );
+  } else {
+    const redacted = await redactDeep(unwrapped.structured);
+    output = redacted.value;
+    outputSecrets = redacted.findings;
+    // Validate the original: redaction changes string lengths.
+    const validation = validator.validateStructured(role, unwrapped.structured);
+    if (validation.ok) valid = true;
+    else for (const error of validation.errors) reasons.push(`structured output invalid: ${error}`);
+    const verdict = isRecord(unwrapped.structured) ? unwrapped.structured.verdict : undefined;
+    saidPass = valid && verdict === "PASS";
+    if (valid && verdict === "FAIL") reasons.push(`${role} wrote verdict FAIL`);
+  }
+
+  // R3.3: a blocking finding fails a review whatever verdict was written. Counted on the
+  // redacted copy (locations go into the reason), and also when the output is otherwise invalid.
+  let overrideFired = false;
+  if (FINDING_ROLES.has(role)) {
+    const blocking = blockingLocations(output);
+    if (blocking.length > 0) {
+      overrideFired = true;
+      const where = blocking.slice(0, 10).join(", ") + (blocking.length > 10 ? ", …" : "");
+      reasons.push(
+        `${blocking.length} blocking finding${blocking.length === 1 ? "" : "s"} (${where}): a ${role} step with a blocking finding fails` +
+          (saidPass ? "; the engine overrides its PASS" : ""),
+      );
+    }
+  }
+
+  const secretNotes: string[] = [];
+  if (role === "security") {
+    const secretReasons = [
+      ...outputSecretReasons(outputSecrets, output),
+      ...(await textSecretReasons("the run's result text", unwrapped.resultText)),
+      ...(await diffSecretReasons(opts.diff)),
+    ];
+    if (secretReasons.length > 0) {
+      overrideFired = true;
+      reasons.push(...secretReasons);
+      if (saidPass) reasons.push("a secret was found: the engine overrides the security PASS");
+    }
+  } else if (outputSecrets.length > 0) {
+    const rules = [...new Set(outputSecrets.map((f) => f.ruleId))].join(", ");
+    secretNotes.push(
+      `note: ${outputSecrets.length} secret${outputSecrets.length === 1 ? "" : "s"} redacted from the output (${rules})`,
+    );
+  }
+
+  const pass = saidPass && unwrapped.runErrors.length === 0 && !overrideFired;
+  if (pass) reasons.unshift(`${role} wrote PASS in schema-valid structured output`);
+  reasons.push(...secretNotes);
+  const decision: Decision = {
+    role,
+    verdict: pass ? "PASS" : "FAIL",
+    reasons: await safeReasons(reasons),
+    overridden: saidPass && overrideFired,
+  };
+  return { decision, output };
+}
+
+/** decideVerdict for raw text: non-JSON text is a FAIL ("output is not JSON"), never a throw. */
+export async function decideVerdictFromText(
+  role: Role,
+  text: string,
+  opts: VerdictOptions = {},
+): Promise<VerdictResult> {
+  const parsed = parseOutputText(text);
+  if (!parsed.ok) {
+    return {
+      decision: { role, verdict: "FAIL", reasons: [parsed.reason], overridden: false },
+      output: null,
+    };
+  }
+  return decideVerdict(role, parsed.value, opts);
+}
+
+function blockingLocations(output: unknown): string[] {
+  if (!isRecord(output) || !Array.isArray(output.findings)) return [];
+  return output.findings
+    .filter((f) => isRecord(f) && f.severity === "blocking")
+    .map((f) => (isRecord(f) && typeof f.location === "string" ? clip(f.location, 120) : "?"));
+}
+
+/** Redact first, clip after: clipping first could cut a secret so that it no longer matches. */
+async function safeReasons(reasons: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const reason of reasons) out.push(clip((await redactSecrets(reason)).text, MAX_REASON));
+  return out;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
