@@ -192,6 +192,9 @@ describe("seal / verify", () => {
       token.slice(0, -1),
       token.slice(0, -4),
       token.slice(0, token.lastIndexOf(".")),
+      // A MAC of the wrong length, cleanly encoded (31 and 33 bytes).
+      `${token.slice(0, token.lastIndexOf("."))}.${Buffer.alloc(31, 1).toString("base64url")}`,
+      `${token.slice(0, token.lastIndexOf("."))}.${Buffer.alloc(33, 1).toString("base64url")}`,
       "",
       "fs1..",
       `fs2${token.slice(3)}`,
