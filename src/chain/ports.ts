@@ -8,6 +8,7 @@ import type {
   RunEvent,
   RunRecord,
   RunSnapshot,
+  RunState,
   StepRecord,
   TaskInput,
   WorkerFeedback,
@@ -16,6 +17,11 @@ import type {
 
 export interface Clock {
   now(): Date;
+}
+
+/** Fresh unique ids (run ids); injected so tests can make them predictable. */
+export interface IdSource {
+  newId(): string;
 }
 
 export interface Logger {
@@ -30,6 +36,21 @@ export interface Transition {
   run?: Partial<Pick<RunRecord, "state" | "baseSha" | "branch">>;
   step?: { index: number; patch: Partial<Omit<StepRecord, "runId" | "index" | "role">> };
   events: Array<{ type: string; data: Record<string, unknown> }>;
+  /**
+   * Preconditions checked inside the same transaction; when one does not hold the store throws
+   * StaleStateError and writes nothing (a cancel or a second engine got there first).
+   */
+  expect?: {
+    /** The run must currently be in one of these states. */
+    runStates?: readonly RunState[];
+    /** The step named in `step` must currently be at this attempt. */
+    stepAttempt?: number;
+  };
+  /**
+   * R6.2: worker feedback journaled in the same transaction, before the events, exactly as
+   * `recordFeedback` would (idempotent replay, conflict and budget errors abort the transition).
+   */
+  feedback?: WorkerFeedback;
 }
 
 export interface StoredRequest extends WorkerRequest {
@@ -56,13 +77,20 @@ export interface BoxProof {
  * Async so that a PostgreSQL implementation fits the same interface.
  */
 export interface JournalStore {
-  createRun(run: RunRecord, steps: StepRecord[]): Promise<void>;
+  /** Creates the run and its steps and appends `events` (e.g. run.created), atomically. */
+  createRun(
+    run: RunRecord,
+    steps: StepRecord[],
+    events?: Array<{ type: string; data: Record<string, unknown> }>,
+  ): Promise<void>;
   getRun(id: string): Promise<RunRecord | null>;
   listRuns(filter?: { states?: RunRecord["state"][]; limit?: number }): Promise<RunRecord[]>;
   getSteps(runId: string): Promise<StepRecord[]>;
   /** Apply the patches and append the events in one transaction; returns the new events. */
   transition(runId: string, change: Transition): Promise<RunEvent[]>;
   events(runId: string, afterSeq?: number): Promise<RunEvent[]>;
+  /** The last `limit` events of a run, oldest first. */
+  lastEvents(runId: string, limit: number): Promise<RunEvent[]>;
 
   /**
    * R6.2: journal worker feedback (and its request, if any). Replaying the same feedback is

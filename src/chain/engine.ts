@@ -1,0 +1,315 @@
+// The chain engine (domain): starts runs, drives them step by step through the StepRunner port,
+// pauses on worker questions and continues after a restart. It imports no adapter; storage and
+// execution come in through JournalStore and StepRunner (src/chain/ports.ts).
+import { CHAINS, type ChainKind, isChainKind } from "../roles/role-names.js";
+import { createDriver, type DriveHandle } from "./drive.js";
+import {
+  InvalidInputError,
+  RequestAlreadyAnsweredError,
+  RequestPendingError,
+  RunNotPausedError,
+  RunRepoMismatchError,
+  StaleStateError,
+  UnknownRequestError,
+  UnknownRunError,
+} from "./errors.js";
+import { isValidId } from "./feedback.js";
+import type { Clock, IdSource, JournalStore, Logger, StepRunner, StoredRequest } from "./ports.js";
+import { Slots } from "./slots.js";
+import { freezeSnapshot } from "./snapshot.js";
+import {
+  type HumanResponse,
+  type RepoRef,
+  type RunEvent,
+  type RunRecord,
+  type StepRecord,
+  type TaskInput,
+  TERMINAL_RUN_STATES,
+} from "./types.js";
+
+export interface ChainEngineDeps {
+  store: JournalStore;
+  runner: StepRunner;
+  clock: Clock;
+  logger: Logger;
+  ids: IdSource;
+  /** How many runs are driven at the same time; default 2 (runs are whole agent processes). */
+  maxParallel?: number;
+}
+
+export interface StartRunInput {
+  chain: ChainKind;
+  task: TaskInput;
+  repo: RepoRef;
+  /** R8.5: role files, settings, schemas, skills, provider, … — frozen with a sha256 digest. */
+  snapshotContent: Record<string, unknown>;
+  /** The most new questions the run may ask, 1–3 (R6.2). */
+  requestBudget: number;
+}
+
+export interface RespondInput {
+  requestId: string;
+  answer: string;
+  actor: string;
+  responseId: string;
+  /** owner/name the answer came from; when given it must be the run's repository (R6.3). */
+  fromRepo?: string;
+}
+
+export interface RunStatus {
+  run: RunRecord;
+  steps: StepRecord[];
+  pendingRequests: StoredRequest[];
+  lastEvents: RunEvent[];
+}
+
+export interface ChainEngine {
+  startRun(input: StartRunInput): Promise<RunRecord>;
+  /** Drive the run until it passes, fails, pauses or is cancelled; resolves with that state. */
+  drive(runId: string, options?: { signal?: AbortSignal }): Promise<RunRecord>;
+  respond(runId: string, input: RespondInput): Promise<HumanResponse>;
+  /** Resume a paused run whose requests are answered; the run is driven in the background. */
+  resume(runId: string, options?: { actor?: string }): Promise<RunRecord>;
+  cancel(runId: string, reason: string): Promise<RunRecord>;
+  /** Continue every unfinished run after a restart (in the background); returns those runs. */
+  recover(): Promise<RunRecord[]>;
+  status(runId: string, options?: { eventLimit?: number }): Promise<RunStatus>;
+  /** The outcome of the run's drive in progress, or its current record when none runs. */
+  settled(runId: string): Promise<RunRecord | null>;
+  /** Resolves when no run is being driven by this engine. */
+  idle(): Promise<void>;
+}
+
+const MAX_TITLE = 1024;
+const MAX_BODY = 256 * 1024;
+const MAX_ANSWER = 20_000;
+
+export function createChainEngine(deps: ChainEngineDeps): ChainEngine {
+  const { store, clock, logger, ids } = deps;
+  const slots = new Slots(deps.maxParallel ?? 2);
+  const driver = createDriver(deps);
+  const active = new Map<string, { handle: DriveHandle; promise: Promise<RunRecord> }>();
+  const now = () => clock.now().toISOString();
+
+  async function getRun(runId: string): Promise<RunRecord> {
+    const run = await store.getRun(runId);
+    if (!run) throw new UnknownRunError(runId);
+    return run;
+  }
+
+  function drive(runId: string, options: { signal?: AbortSignal } = {}): Promise<RunRecord> {
+    const running = active.get(runId);
+    // One drive per run per engine: a second caller shares the first one's outcome.
+    if (running) return running.promise;
+    const handle: DriveHandle = { stepController: null };
+    const promise = (async () => {
+      const run = await getRun(runId);
+      if (!(await slots.acquire(options.signal))) return run;
+      try {
+        return await driver.drive(runId, options.signal, handle);
+      } finally {
+        slots.release();
+      }
+    })().finally(() => {
+      if (active.get(runId)?.promise === promise) active.delete(runId);
+    });
+    active.set(runId, { handle, promise });
+    return promise;
+  }
+
+  function driveInBackground(runId: string): void {
+    drive(runId).catch((err: unknown) => {
+      logger.error(
+        { runId, err: err instanceof Error ? err.message : String(err) },
+        "drive failed",
+      );
+    });
+  }
+
+  return {
+    async startRun(input) {
+      if (!isChainKind(input.chain))
+        throw new InvalidInputError(`unknown chain ${String(input.chain)}`);
+      const budget = input.requestBudget;
+      if (!Number.isInteger(budget) || budget < 1 || budget > 3) {
+        throw new InvalidInputError("requestBudget must be an integer from 1 to 3");
+      }
+      checkTask(input.task);
+      if (!input.repo || typeof input.repo.remote !== "string" || input.repo.remote === "") {
+        throw new InvalidInputError("repo.remote is required");
+      }
+      if (typeof input.repo.baseRef !== "string" || input.repo.baseRef === "") {
+        throw new InvalidInputError("repo.baseRef is required");
+      }
+      const snapshot = freezeSnapshot(input.snapshotContent);
+      const id = ids.newId();
+      if (!isValidId(id)) throw new InvalidInputError(`id source produced an unusable id ${id}`);
+      const at = now();
+      const run: RunRecord = {
+        id,
+        chain: input.chain,
+        state: "queued",
+        task: { ...input.task },
+        repo: { ...input.repo },
+        baseSha: null,
+        branch: null,
+        snapshot,
+        requestBudget: budget,
+        createdAt: at,
+        updatedAt: at,
+      };
+      const roles = CHAINS[input.chain];
+      const steps: StepRecord[] = roles.map((role, index) => ({
+        runId: id,
+        index,
+        role,
+        state: "queued",
+        attempt: 0,
+        decision: null,
+        output: null,
+        startedAt: null,
+        finishedAt: null,
+      }));
+      await store.createRun(run, steps, [
+        {
+          type: "run.created",
+          data: {
+            chain: input.chain,
+            roles: [...roles],
+            snapshotDigest: snapshot.digest,
+            requestBudget: budget,
+            repo: { ...input.repo },
+            task: { title: input.task.title, number: input.task.number ?? null },
+          },
+        },
+      ]);
+      logger.info({ runId: id, chain: input.chain, digest: snapshot.digest }, "run created");
+      return run;
+    },
+
+    drive,
+
+    async respond(runId, input) {
+      const run = await getRun(runId);
+      if (input.fromRepo !== undefined && run.repo.fullName !== input.fromRepo) {
+        throw new RunRepoMismatchError(runId);
+      }
+      const request = (await store.listRequests(runId)).find((r) => r.id === input.requestId);
+      if (!request) throw new UnknownRequestError(runId, input.requestId);
+      if (request.status === "answered") throw new RequestAlreadyAnsweredError(runId, request.id);
+      if (run.state !== "paused") throw new RunNotPausedError(runId, run.state);
+      if (!isValidId(input.responseId)) throw new InvalidInputError("responseId is not a valid id");
+      if (typeof input.actor !== "string" || input.actor.trim() === "") {
+        throw new InvalidInputError("actor is required");
+      }
+      if (typeof input.answer !== "string" || input.answer.trim() === "") {
+        throw new InvalidInputError("answer must not be empty");
+      }
+      if (input.answer.length > MAX_ANSWER) {
+        throw new InvalidInputError(`answer is longer than ${MAX_ANSWER} characters`);
+      }
+      const response: HumanResponse = {
+        id: input.responseId,
+        requestId: input.requestId,
+        actor: input.actor,
+        answer: input.answer,
+        createdAt: now(),
+      };
+      // The run stays paused: answering is evidence, continuing is a separate resume (R6.3).
+      await store.recordResponse(runId, response);
+      return response;
+    },
+
+    async resume(runId, options = {}) {
+      const run = await getRun(runId);
+      if (run.state !== "paused") throw new RunNotPausedError(runId, run.state);
+      const pending = (await store.listRequests(runId)).filter((r) => r.status === "pending");
+      if (pending.length > 0)
+        throw new RequestPendingError(
+          runId,
+          pending.map((r) => r.id),
+        );
+      try {
+        await store.transition(runId, {
+          run: { state: "running" },
+          events: [{ type: "run.resumed", data: { actor: options.actor ?? null } }],
+          expect: { runStates: ["paused"] },
+        });
+      } catch (err) {
+        if (err instanceof StaleStateError) {
+          throw new RunNotPausedError(runId, (await getRun(runId)).state);
+        }
+        throw err;
+      }
+      driveInBackground(runId);
+      return getRun(runId);
+    },
+
+    async cancel(runId, reason) {
+      for (let tries = 0; ; tries++) {
+        const run = await getRun(runId);
+        // Terminal states never change: a cancel after the verdict is a no-op.
+        if (TERMINAL_RUN_STATES.has(run.state)) return run;
+        try {
+          await store.transition(runId, {
+            run: { state: "cancelled" },
+            events: [{ type: "run.cancelled", data: { reason, from: run.state } }],
+            expect: { runStates: [run.state] },
+          });
+          break;
+        } catch (err) {
+          if (!(err instanceof StaleStateError) || tries >= 3) throw err;
+        }
+      }
+      active.get(runId)?.handle.stepController?.abort(new Error(`run cancelled: ${reason}`));
+      return getRun(runId);
+    },
+
+    async recover() {
+      // Paused runs stay paused: a question never triggers an automatic retry (R6.2).
+      const runs = await store.listRuns({ states: ["queued", "running"] });
+      for (const run of runs) driveInBackground(run.id);
+      logger.info({ runs: runs.map((r) => r.id) }, "recovering unfinished runs");
+      return runs;
+    },
+
+    async status(runId, options = {}) {
+      const run = await getRun(runId);
+      const [steps, requests, lastEvents] = await Promise.all([
+        store.getSteps(runId),
+        store.listRequests(runId),
+        store.lastEvents(runId, options.eventLimit ?? 20),
+      ]);
+      return {
+        run,
+        steps,
+        pendingRequests: requests.filter((r) => r.status === "pending"),
+        lastEvents,
+      };
+    },
+
+    async settled(runId) {
+      const running = active.get(runId);
+      if (running) return running.promise;
+      return store.getRun(runId);
+    },
+
+    async idle() {
+      while (active.size > 0) {
+        await Promise.allSettled([...active.values()].map((a) => a.promise));
+      }
+    },
+  };
+}
+
+function checkTask(task: TaskInput): void {
+  if (!task || typeof task.title !== "string" || task.title.trim() === "") {
+    throw new InvalidInputError("task.title is required");
+  }
+  if (typeof task.body !== "string") throw new InvalidInputError("task.body must be a string");
+  // Untrusted text (SPEC §11) is size-limited before it is journaled or prompted.
+  if (task.title.length > MAX_TITLE)
+    throw new InvalidInputError(`task.title exceeds ${MAX_TITLE} characters`);
+  if (task.body.length > MAX_BODY)
+    throw new InvalidInputError(`task.body exceeds ${MAX_BODY} characters`);
+}
