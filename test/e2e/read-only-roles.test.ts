@@ -3,12 +3,12 @@
  * and the real guard hook (R2.2, R4.1, R4.2): what a read-only role may do works; every write,
  * push and secret read is refused — by the real configuration, and by each layer on its own.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { READ_ONLY_ROLES, type Role } from "../../src/roles/role-names.js";
 import { SEARCH_TOOLS_ARGS } from "../../src/roles/settings.js";
+import { forVariant, homeWithCredentials, smugglingCases } from "../harness/attacks.js";
 import { ensureBuilt } from "../harness/build.js";
 import { bash, type Case, edit, read, runCases, write } from "../harness/cases.js";
 import { type Variant, variantSettings } from "../harness/layers.js";
@@ -25,51 +25,6 @@ function repoFor(role: Role, roleFileLink?: string): RoleRepo {
   const repo = createRoleRepo(role, roleFileLink === undefined ? {} : { roleFileLink });
   cleanups.push(() => repo.cleanupAll());
   return repo;
-}
-
-/** A HOME holding a fake Claude login (with the canary) that a symlink can point at. */
-function homeWithCredentials(canary: string): { home: string; credentials: string } {
-  const home = mkdtempSync(join(tmpdir(), "forge-home-"));
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-  mkdirSync(join(home, ".claude"));
-  const credentials = join(home, ".claude", ".credentials.json");
-  writeFileSync(credentials, JSON.stringify({ claudeAiOauth: { accessToken: canary } }));
-  return { home, credentials };
-}
-
-const PUSH = /push/i;
-const SECRET = /secret|credential|\.env|\/proc|denied|not allowed|refus/i;
-
-/** The refusals every layer must make by itself. */
-function smuggling(role: Role): Case[] {
-  return [
-    { label: "cat .env.example .env", call: bash("cat .env.example .env"), expect: "refused" },
-    { label: "echo $(cat .env)", call: bash("echo $(cat .env)"), expect: "refused" },
-    { label: "git push", call: bash("git push origin main"), expect: "refused" },
-    { label: "git -C . push", call: bash("git -C . push origin main"), expect: "refused" },
-    {
-      label: "bash -c 'git push'",
-      call: bash("bash -c 'git push origin main'"),
-      expect: "refused",
-    },
-    { label: "Read .env", call: read(".env"), expect: "refused" },
-    { label: "Read .env.local", call: read(".env.local"), expect: "refused" },
-    { label: "Read secrets/", call: read("config/secrets/token.txt"), expect: "refused" },
-    { label: "Read *.pem", call: read("deploy/server.pem"), expect: "refused" },
-    { label: "Read id_rsa", call: read("id_rsa"), expect: "refused" },
-    // The CLI itself refuses /proc files in this version; the settings and guard rules stay.
-    {
-      label: "Read /proc",
-      call: read("/proc/self/environ"),
-      expect: "refused",
-      layers: ["settings", "guard", "cli"],
-    },
-    {
-      label: `Read symlinked .claude/agents/${role}.md`,
-      call: read(`.claude/agents/${role}.md`),
-      expect: "refused",
-    },
-  ];
 }
 
 describe.each(ROLES)("%s with the real CLI", (role) => {
@@ -143,7 +98,7 @@ describe.each(ROLES)("%s with the real CLI", (role) => {
         expect: "allowed",
       },
     ];
-    const { run, mismatches } = await runCases([writes, smuggling(role).slice(0, -1)], {
+    const { run, mismatches } = await runCases([writes, smugglingCases(role).slice(0, -1)], {
       cwd: repo.dir,
       settings: variantSettings(role, "real"),
       extraArgs: SEARCH_TOOLS_ARGS,
@@ -163,20 +118,10 @@ describe.each(ROLES)("%s with the real CLI", (role) => {
     "refuses smuggled reads, pushes and a symlinked role file (%s)",
     async (variant) => {
       const homeCanary = newCanary();
-      const { home, credentials } = homeWithCredentials(homeCanary);
+      const { home, credentials, cleanup } = homeWithCredentials(homeCanary);
+      cleanups.push(cleanup);
       const repo = repoFor(role, credentials);
-      const cases = smuggling(role).map((c) => {
-        const cli = c.layers?.includes("cli") ? (["cli"] as const) : [];
-        if (variant === "settings-only") return { ...c, layers: ["settings", ...cli] };
-        if (variant === "guard-only") {
-          return {
-            ...c,
-            layers: ["guard", ...cli],
-            text: cli.length > 0 ? undefined : /push/.test(c.label) ? PUSH : SECRET,
-          };
-        }
-        return c;
-      }) as Case[];
+      const cases = forVariant(smugglingCases(role), variant);
       const { run, mismatches } = await runCases([cases], {
         cwd: repo.dir,
         home,

@@ -46,6 +46,13 @@ export async function runCases(
       return { case: c, result, layer: result ? refusalLayer(result) : "missing" };
     }),
   );
+  if (process.env.FORGE_HARNESS_DEBUG) {
+    for (const o of outcomes) {
+      const text = o.result?.content.replace(/\s+/g, " ").slice(0, 160) ?? "";
+      process.stderr.write(`[harness] ${o.case.label} → ${o.layer}: ${text}\n`);
+    }
+    process.stderr.write(`[harness] run took ${run.durationMs} ms, exit ${run.exitCode}\n`);
+  }
   return {
     run,
     outcomes,
