@@ -3,7 +3,7 @@
  * (R2.2, R4.1, R4.2): it writes code, commits and runs the project's test runners; it cannot
  * push, reach the network, run npx/uvx, read secrets or touch `.claude/`.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SEARCH_TOOLS_ARGS } from "../../src/roles/settings.js";
@@ -169,6 +169,45 @@ describe("builder with the real CLI", () => {
       expect(leaks(run.toolResults, repo.canary)).toEqual([]);
       expect(leaks(run.toolResults, homeCanary)).toEqual([]);
       expect(repo.remoteRefs()).toBe("");
+    },
+  );
+
+  // Monitor runs a shell command in the background; Claude Code hands it to PreToolUse hooks
+  // as tool "Bash" (measured), so the guard sees it. The settings deny the tool outright.
+  it.each<Variant>(["real", "settings-only", "guard-only"])(
+    "refuses a secret read through the Monitor tool (%s)",
+    async (variant) => {
+      const repo = builderRepo();
+      const turns: Case[][] = [
+        [
+          {
+            label: "ToolSearch loads Monitor",
+            call: { name: "ToolSearch", input: { query: "select:Monitor" } },
+            expect: "allowed",
+          },
+        ],
+        forVariant(
+          [
+            {
+              label: "Monitor cat .env",
+              call: {
+                name: "Monitor",
+                input: { command: "cat .env > leaked.txt", description: "x" },
+              },
+              expect: "refused",
+            },
+          ],
+          variant,
+        ),
+      ];
+      const { run, mismatches } = await runCases(turns, {
+        cwd: repo.dir,
+        env: { FORGE_BASE_REF: repo.base },
+        settings: variantSettings("builder", variant),
+      });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(mismatches()).toEqual([]);
+      expect(existsSync(join(repo.dir, "leaked.txt"))).toBe(false);
     },
   );
 });
