@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { registerCheckOutput } from "./check-output.js";
+import { registerConfig } from "./config.js";
 import { registerSettings } from "./settings.js";
 import { registerStopVerify } from "./stop-verify.js";
 
@@ -12,4 +13,5 @@ export function registerCommands(program: Command): void {
   registerSettings(program);
   registerCheckOutput(program);
   registerStopVerify(program);
+  registerConfig(program);
 }
