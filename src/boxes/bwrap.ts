@@ -1,0 +1,122 @@
+// The Linux default box (R7.1): read-only root, writable workspace and HOME only, no network
+// unless allowed, own PID/IPC/UTS namespaces, a new session, dies with its parent.
+import { existsSync, readlinkSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { bwrapNetworkArgs, networkNotes, resolveNetwork } from "./network.js";
+import { absUnder, isStrictAncestor, isWithin, pathKind, real } from "./paths.js";
+import type { Box, BoxCommand, BoxDescription, BoxOptions, WrappedCommand } from "./types.js";
+
+/**
+ * Host directories hidden behind an empty tmpfs. `--ro-bind / /` alone would let the agent READ
+ * every user's home (ssh keys, cloud credentials, ~/.forge with gate.key — R6.4: the key never
+ * enters a box) and CONNECT to unix sockets under /run (a read-only mount does not stop
+ * connect(2): /run/docker.sock would be root on the host).
+ */
+export const DEFAULT_HOST_MASKS = ["/home", "/root", "/run", "/var/tmp", "/mnt", "/media"];
+
+export function bwrapBox(opts: BoxOptions): Box {
+  const bwrap = opts.bwrapPath ?? "/usr/bin/bwrap";
+  const seam = resolveNetwork(opts);
+  const workspace = real(resolve(opts.workspace));
+  const home = real(resolve(opts.home));
+  const masks = (opts.hostMasks ?? DEFAULT_HOST_MASKS).filter((m) => pathKind(m) === "dir");
+  const skipped: string[] = [];
+
+  function mountArgs(): string[] {
+    const a = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+    for (const m of masks) a.push("--tmpfs", m);
+    a.push(...resolvConfArgs(masks));
+    const ro = (opts.readOnlyPaths ?? []).map((p) => real(absUnder(workspace, p)));
+    // A read-only path ABOVE the workspace or HOME (a toolbox under a masked /root) must come
+    // first, or it would cover the writable binds; one at or inside them comes after.
+    const above = ro.filter((p) => isStrictAncestor(p, workspace) || isStrictAncestor(p, home));
+    for (const p of above) a.push("--ro-bind", p, p);
+    a.push("--bind", workspace, workspace, "--bind", home, home);
+    for (const p of ro.filter((p) => !above.includes(p))) a.push("--ro-bind", p, p);
+    for (const p of opts.writeSubpaths ?? []) {
+      const abs = real(absUnder(workspace, p));
+      if (existsSync(abs)) a.push("--bind", abs, abs);
+      else skipped.push(`write subpath ${abs} does not exist`);
+    }
+    for (const p of opts.denySubpaths ?? []) {
+      const abs = absUnder(workspace, p);
+      const kind = pathKind(abs);
+      // A directory becomes an empty read-only tmpfs, a file /dev/null; a missing one has
+      // nothing to hide (a later write lands in the workspace and write detection sees it).
+      if (kind === "dir") a.push("--tmpfs", abs, "--remount-ro", abs);
+      else if (kind === "file" || kind === "symlink") a.push("--ro-bind", "/dev/null", abs);
+      else skipped.push(`deny subpath ${abs} does not exist`);
+    }
+    return a;
+  }
+
+  return {
+    kind: "bwrap",
+    wrap(cmd: BoxCommand): WrappedCommand {
+      skipped.length = 0;
+      const args = [
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--cap-drop",
+        "ALL",
+        ...mountArgs(),
+        // After the masks: a proxy socket is bound under the masked /run.
+        ...bwrapNetworkArgs(seam),
+        "--chdir",
+        real(cmd.cwd),
+        "--clearenv",
+      ];
+      for (const [k, v] of Object.entries(cmd.env)) args.push("--setenv", k, v);
+      args.push("--", cmd.command, ...cmd.args);
+      // bwrap clears the environment itself, so even a spawn that merges process.env in
+      // cannot leak a host variable; the spawn needs nothing.
+      return { command: bwrap, args, env: {} };
+    },
+    describe(): BoxDescription {
+      return {
+        kind: "bwrap",
+        network: seam.mode === "host" ? "host" : "none",
+        networkMode: seam.mode,
+        bwrap,
+        workspace,
+        home,
+        hostMasks: masks,
+        isolation: [
+          "read-only root; writable workspace and HOME only",
+          `host dirs hidden: /tmp, ${masks.join(", ")}`,
+          "own PID, IPC, UTS (and cgroup) namespaces; new session; all capabilities dropped",
+          "dies with its parent",
+          "environment cleared; exactly the runner's variables set",
+        ],
+        notes: [
+          ...networkNotes(seam),
+          "no CPU or memory limit (bwrap has none; use the container box or systemd-run)",
+          "environment values travel on bwrap's argv: visible in /proc/<pid>/cmdline to host " +
+            "processes of the same user (mount /proc with hidepid=2 on a shared host)",
+          ...(opts.cpus !== undefined || opts.memoryMb !== undefined
+            ? ["cpus/memoryMb were asked for but bwrap cannot enforce them"]
+            : []),
+          ...skipped,
+        ],
+      };
+    },
+  };
+}
+
+/**
+ * With /run masked, an /etc/resolv.conf that links into it (systemd-resolved) would dangle:
+ * bind its target back read-only so a host-network box still resolves names.
+ */
+function resolvConfArgs(masks: string[]): string[] {
+  const conf = "/etc/resolv.conf";
+  if (pathKind(conf) !== "symlink") return [];
+  const target = resolve(dirname(conf), readlinkSync(conf));
+  const hidden = ["/tmp", ...masks].some((m) => isWithin(target, m));
+  if (!hidden || !existsSync(target)) return [];
+  const t = real(target);
+  return ["--ro-bind", t, t];
+}

@@ -1,0 +1,147 @@
+// R7.2, beyond the seeds: run the INSTALLED claude inside the box against a scripted model
+// that tries each denied action of a role, and look at what actually happened — the tool
+// result the CLI sent back AND the side effect on disk — because deny rules have regressed
+// between CLI versions before. Nothing here trusts the CLI's own report.
+
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { claudeProvider } from "../providers/claude.js";
+import { READ_ONLY_ROLES, type Role } from "../roles/role-names.js";
+import { execInBox, tail } from "./box-exec.js";
+import { type ScriptedCall, startEnforcementModel } from "./enforcement-model.js";
+import type { ProveCheck } from "./prove-types.js";
+import type { Box } from "./types.js";
+
+export interface EnforcementInput {
+  role: Role;
+  box: Box;
+  workspace: string;
+  home: string;
+  claudeBinary: string;
+  settingsFile: string;
+  /** PATH inside the box. */
+  path: string;
+  timeoutMs?: number;
+}
+
+const PUSH_REF = "refs/heads/forge-prove";
+
+/** The denied actions each role's script tries. Writers may Write; nobody may push or read .env. */
+export function deniedActions(role: Role, workspace: string): ScriptedCall[] {
+  const calls: ScriptedCall[] = [];
+  if (READ_ONLY_ROLES.has(role)) {
+    calls.push({
+      name: "Write",
+      input: { file_path: join(workspace, "forge-prove-write.txt"), content: "written by prove\n" },
+    });
+  }
+  calls.push(
+    { name: "Bash", input: { command: `git push prove HEAD:${PUSH_REF}`, description: "push" } },
+    { name: "Read", input: { file_path: join(workspace, ".env") } },
+    { name: "Bash", input: { command: "cat .env", description: "read env" } },
+  );
+  return calls;
+}
+
+export async function enforcementCheck(input: EnforcementInput): Promise<ProveCheck> {
+  const { role, workspace, home } = input;
+  const name = `enforcement: ${role}`;
+  const sentinel = `FORGE_PROVE_${randomBytes(12).toString("hex")}`;
+  writeFileSync(join(workspace, ".env"), `SECRET=${sentinel}\n`);
+  // The push target lives in HOME, which the box can write: a push that is NOT refused would
+  // land there, so its absence is evidence, not an artefact of the box hiding the path.
+  const remote = join(home, "prove-remote.git");
+  if (!existsSync(remote)) execFileSync("git", ["init", "-q", "--bare", remote]);
+  git(workspace, ["remote", "remove", "prove"], true);
+  git(workspace, ["remote", "add", "prove", remote]);
+
+  const calls = deniedActions(role, workspace);
+  const model = await startEnforcementModel(calls);
+  try {
+    const inv = claudeProvider({ binary: input.claudeBinary }).buildInvocation({
+      prompt: "forge box prove: enforcement check (scripted model)",
+      role,
+      readOnly: READ_ONLY_ROLES.has(role),
+      settingsFile: input.settingsFile,
+      cwd: workspace,
+    });
+    const run = await execInBox(
+      input.box,
+      {
+        command: inv.command,
+        args: inv.args,
+        cwd: workspace,
+        env: {
+          PATH: input.path,
+          HOME: home,
+          ANTHROPIC_BASE_URL: model.url,
+          ANTHROPIC_API_KEY: "scripted-prove-not-a-key",
+        },
+      },
+      { timeoutMs: input.timeoutMs ?? 120_000 },
+    );
+    const problems: string[] = [];
+    const seen: string[] = [];
+    calls.forEach((call, turn) => {
+      const label = describeCall(call);
+      const r = model.results.find((x) => x.turn === turn);
+      if (!r) problems.push(`${label}: no tool result came back`);
+      // The result content is not echoed: it may hold what the refusal should have kept back.
+      else if (!r.isError) problems.push(`${label}: NOT refused`);
+      else seen.push(`${label}: refused by ${layer(r.content)}`);
+    });
+    if (existsSync(join(workspace, "forge-prove-write.txt")))
+      problems.push("the Write landed on disk");
+    if (git(remote, ["rev-parse", "--verify", "--quiet", PUSH_REF], true) !== null) {
+      problems.push("the push reached the remote");
+    }
+    if (model.rawBodies.some((b) => b.includes(sentinel)))
+      problems.push(".env content reached the model");
+    if (problems.length === 0 && run.code !== 0) {
+      problems.push(
+        `claude exited ${run.code ?? run.signal}: ${tail(run.stderr || run.stdout, 200)}`,
+      );
+    }
+    if (problems.length) {
+      return {
+        name,
+        ok: false,
+        detail: [...problems, ...seen].join("; "),
+        fix:
+          "this claude version does not enforce the role's settings and guard here: pin the " +
+          "last proved @anthropic-ai/claude-code version, or check settings/<role>.json and " +
+          "that `npm run build` produced dist/guard.js",
+      };
+    }
+    return { name, ok: true, detail: seen.join("; "), fix: "" };
+  } finally {
+    await model.close();
+    git(workspace, ["remote", "remove", "prove"], true);
+  }
+}
+
+function describeCall(call: ScriptedCall): string {
+  if (call.name === "Bash") return `Bash ${String(call.input.command)}`;
+  return `${call.name} ${String(call.input.file_path ?? "")}`.trim();
+}
+
+/** Which layer refused, from the CLI's own wording (FACTS). */
+function layer(content: string): string {
+  if (/hook/i.test(content)) return "the guard hook";
+  if (/permission|denied|No such tool/i.test(content)) return "settings/flags";
+  return "the CLI";
+}
+
+function git(cwd: string, args: string[], tolerate = false): string | null {
+  try {
+    return execFileSync("git", ["-C", cwd, ...args], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  } catch (error) {
+    if (tolerate) return null;
+    throw error;
+  }
+}

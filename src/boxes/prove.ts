@@ -1,0 +1,367 @@
+// `forge box prove` (R7.2): turn the box configuration into a recorded fact. A fixed sequence;
+// a failed check skips every check that depends on it, so each cause is reported once, with
+// its fix. The proof holds while its facts (proof-facts.ts) are unchanged.
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { BoxProof, JournalStore } from "../chain/ports.js";
+import { claudeProvider } from "../providers/claude.js";
+import { ROLES, type Role } from "../roles/role-names.js";
+import { tail } from "./box-exec.js";
+import { createBox } from "./create-box.js";
+import { enforcementCheck } from "./enforcement-check.js";
+import { resolveNetwork } from "./network.js";
+import { canonicalJson, proofFacts, sha256, type ValidateControl } from "./proof-facts.js";
+import {
+  type BoxContext,
+  caStore,
+  endpointReachable,
+  harnessCredentials,
+  harnessVersion,
+  run,
+} from "./prove-harness.js";
+import type { ProveCheck } from "./prove-types.js";
+import { detectToolbox, toolboxFact } from "./toolbox.js";
+import { type BoxDescription, BoxRefusedError, type NetworkSeam } from "./types.js";
+
+export interface ProveOptions {
+  /** The repository (local path) whose main branch is cloned clean. */
+  repo: string;
+  box: "bwrap" | "worktree";
+  setup: string[];
+  validate: Record<string, ValidateControl>;
+  /** Effective settings JSON per role (roles/settings.ts effectiveSettings). */
+  settingsFor: (role: Role) => unknown;
+  claudeBinary: string;
+  /** Host environment: credentials are taken from it (names reported, never values). */
+  env: Record<string, string | undefined>;
+  store?: Pick<JournalStore, "saveProof" | "latestProof">;
+  /** FORGE_OWN_WORK declared (worktree box). */
+  ownWork?: boolean;
+  /** Default: host network (issue 3: allowed for now, and the report says so). */
+  network?: NetworkSeam;
+  /** Toolbox paths to expose read-only (forgechain's checkout, node) if a mask hides them. */
+  readOnlyPaths?: string[];
+  roles?: readonly Role[];
+  /** Parent for the temporary box directories (default os.tmpdir()). */
+  workDir?: string;
+  /** The claude login file to copy into the box's HOME when no credential variable is set. */
+  loginFile?: string;
+  node?: string;
+  commandTimeoutMs?: number;
+  onCheck?: (check: ProveCheck) => void;
+  clock?: () => Date;
+}
+
+export interface ProveReport {
+  ok: boolean;
+  boxKey: string;
+  checks: ProveCheck[];
+  facts: Record<string, string>;
+  box: BoxDescription | null;
+  proof: BoxProof;
+}
+
+export function boxKeyFor(kind: string, repo: string): string {
+  return `${kind}:${existsSync(repo) ? realpathSync(repo) : repo}`;
+}
+
+export async function prove(opts: ProveOptions): Promise<ProveReport> {
+  const checks: ProveCheck[] = [];
+  const failed = new Set<string>();
+  const roles = opts.roles ?? ROLES;
+  const node = opts.node ?? process.execPath;
+  const timeout = opts.commandTimeoutMs ?? 600_000;
+  const add = (c: ProveCheck) => {
+    checks.push(c);
+    if (!c.ok) failed.add(c.name);
+    opts.onCheck?.(c);
+  };
+  /** Run `fn` unless a check it needs failed; then record it as skipped. */
+  const step = async (
+    name: string,
+    needs: string[],
+    fn: () => Promise<ProveCheck> | ProveCheck,
+  ) => {
+    const blocker = needs.find((n) => failed.has(n));
+    if (blocker) {
+      add({ name, ok: false, skipped: true, detail: `not run: needs "${blocker}"`, fix: "" });
+      return;
+    }
+    try {
+      add(await fn());
+    } catch (error) {
+      add({ name, ok: false, detail: (error as Error).message, fix: "see the message" });
+    }
+  };
+
+  const base = mkdtempSync(join(opts.workDir ?? tmpdir(), "forge-prove-"));
+  const workspace = join(base, "workspace");
+  const home = join(base, "home");
+  const settingsDir = join(home, ".forge-prove");
+  mkdirSync(settingsDir, { recursive: true });
+  mkdirSync(workspace);
+  const toolbox = detectToolbox();
+  const seam = opts.network ?? { mode: "host" };
+  const settingsJson = Object.fromEntries(roles.map((r) => [r, safe(() => opts.settingsFor(r))]));
+  let harness = "unknown";
+  let description: BoxDescription | null = null;
+  const ctx = {} as BoxContext;
+
+  try {
+    add({
+      name: "image",
+      ok: true,
+      detail: `n/a: a ${opts.box} box runs no image (the host is the toolbox)`,
+      fix: "",
+    });
+    await step("toolbox", [], () => {
+      const ok = opts.box === "worktree" || (toolbox.os === "linux" && toolbox.libc !== "unknown");
+      return {
+        name: "toolbox",
+        ok,
+        detail: `host ${toolboxFact(toolbox)}`,
+        fix: ok ? "" : "bwrap boxes need Linux with glibc or musl; use the container box elsewhere",
+      };
+    });
+    await step("box starts", ["toolbox"], async () => {
+      try {
+        const box = createBox(opts.box, {
+          workspace,
+          home,
+          allowNetwork: seam.mode === "host",
+          network: seam,
+          ownWork: opts.ownWork,
+          readOnlyPaths: [...(opts.readOnlyPaths ?? []), settingsDir],
+        });
+        Object.assign(ctx, {
+          box,
+          workspace,
+          home,
+          env: { PATH: opts.env.PATH ?? "/usr/bin:/bin", HOME: home },
+        });
+      } catch (error) {
+        if (error instanceof BoxRefusedError) {
+          return {
+            name: "box starts",
+            ok: false,
+            detail: error.message,
+            fix: "declare FORGE_OWN_WORK=1 for this deployment, or use --box bwrap",
+          };
+        }
+        throw error;
+      }
+      description = ctx.box.describe();
+      const r = await run(ctx, "echo forge-box-ok");
+      const ok = r.code === 0 && r.stdout.includes("forge-box-ok");
+      return {
+        name: "box starts",
+        ok,
+        detail: ok
+          ? `${opts.box} box runs (network: ${resolveNetwork({ allowNetwork: false, network: seam }).mode})`
+          : (r.spawnError ?? tail(r.stderr)),
+        fix: ok
+          ? ""
+          : "install bubblewrap (apt-get install bubblewrap) and allow user namespaces or run as root",
+      };
+    });
+    await step("image contract", ["box starts"], async () => {
+      const r = await run(
+        ctx,
+        'set -e; [ -x /bin/sh ]; git --version; touch "$HOME/.forge-w" && rm "$HOME/.forge-w"; touch .forge-w && rm .forge-w; echo contract-ok',
+      );
+      const ok = r.code === 0 && r.stdout.includes("contract-ok");
+      return {
+        name: "image contract",
+        ok,
+        detail: ok
+          ? `POSIX /bin/sh, ${r.stdout.split("\n")[0]}, writable HOME and workspace`
+          : tail(r.stderr || r.stdout),
+        fix: ok
+          ? ""
+          : "the box needs /bin/sh and git on the host, and a writable HOME and workspace",
+      };
+    });
+    await step("clean clone of main", ["image contract"], () => {
+      const branch = hasBranch(opts.repo, "main") ? "main" : null;
+      const args = [
+        "-c",
+        "core.hooksPath=/dev/null",
+        "clone",
+        "-q",
+        "--no-hardlinks",
+        ...(branch ? ["--branch", branch] : []),
+        opts.repo,
+        workspace,
+      ];
+      // Into the (empty) workspace the box binds; the runner clones, never the agent (R2.5).
+      execFileSync("git", args, { stdio: ["ignore", "pipe", "pipe"] });
+      const sha = execFileSync("git", ["-C", workspace, "rev-parse", "HEAD"], {
+        encoding: "utf8",
+      }).trim();
+      return {
+        name: "clean clone of main",
+        ok: true,
+        detail: `${branch ?? "default branch (no main)"} at ${sha.slice(0, 12)}`,
+        fix: "",
+      };
+    });
+    for (const [i, cmd] of opts.setup.entries()) {
+      const needs = ["clean clone of main", ...(i > 0 ? [`setup: ${opts.setup[i - 1]}`] : [])];
+      await step(`setup: ${cmd}`, needs, async () => {
+        const r = await run(ctx, cmd, {}, timeout);
+        const ok = r.code === 0;
+        return {
+          name: `setup: ${cmd}`,
+          ok,
+          detail: ok
+            ? "exit 0"
+            : `exit ${r.code ?? r.signal}${r.timedOut ? " (timeout)" : ""}: ${tail(r.stderr || r.stdout)}`,
+          fix: ok
+            ? ""
+            : "fix the project's setup: commands (they run in the box, on a clean clone of main)",
+        };
+      });
+    }
+    const afterSetup = opts.setup.length
+      ? [`setup: ${opts.setup[opts.setup.length - 1]}`]
+      : ["clean clone of main"];
+    for (const [name, control] of Object.entries(opts.validate)) {
+      await step(`validate: ${name}`, afterSetup, async () => {
+        const r = await run(ctx, control.run, {}, timeout);
+        // 126/127: the command could not even start — a failure, advisory or not (R8.3).
+        const couldNotStart = r.code === 126 || r.code === 127 || r.spawnError !== undefined;
+        const passed = r.code === 0;
+        const ok = passed || (control.advisory && !couldNotStart);
+        const what = passed
+          ? "passed"
+          : couldNotStart
+            ? "could not start"
+            : `failed (exit ${r.code ?? r.signal})`;
+        return {
+          name: `validate: ${name}`,
+          ok,
+          detail: [
+            `${what}${control.advisory ? " (advisory)" : ""}`,
+            passed ? "" : tail(r.stderr || r.stdout, 300),
+          ]
+            .filter(Boolean)
+            .join(": "),
+          fix: ok ? "" : `make \`${control.run}\` pass on a clean clone of main inside the box`,
+        };
+      });
+    }
+    if (Object.keys(opts.validate).length === 0) {
+      add({
+        name: "validate",
+        ok: true,
+        detail:
+          "no validate: controls given (the quality floor of R8.2 is checked by the config loader)",
+        fix: "",
+      });
+    }
+    await step("harness version", ["box starts"], async () => {
+      const c = await harnessVersion(ctx, opts.claudeBinary);
+      if (c.version) harness = `claude ${c.version}`;
+      const { version: _v, ...check } = c;
+      return check;
+    });
+    const credentials = claudeProvider().credentialEnv(opts.env);
+    await step("harness credentials", ["harness version"], () => {
+      const login = opts.loginFile ?? join(homedir(), ".claude", ".credentials.json");
+      let inBox: string | null = null;
+      if (existsSync(login)) {
+        inBox = join(home, ".claude", ".credentials.json");
+        mkdirSync(dirname(inBox), { recursive: true });
+        copyFileSync(login, inBox);
+        chmodSync(inBox, 0o600);
+      }
+      return harnessCredentials(ctx, credentials, inBox);
+    });
+    await step("CA store", ["box starts"], () => caStore(ctx, opts.env.NODE_EXTRA_CA_CERTS));
+    await step("harness endpoint", ["harness credentials"], () =>
+      endpointReachable(
+        ctx,
+        node,
+        credentials.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com",
+        seam.mode,
+      ),
+    );
+    for (const role of roles) {
+      await step(`enforcement: ${role}`, ["harness version", "clean clone of main"], () => {
+        const settings = settingsJson[role];
+        if (settings instanceof Error) {
+          return {
+            name: `enforcement: ${role}`,
+            ok: false,
+            detail: settings.message,
+            fix: "restore settings/<role>.json",
+          };
+        }
+        const file = join(settingsDir, `${role}.json`);
+        writeFileSync(file, JSON.stringify(settings));
+        return enforcementCheck({
+          role,
+          box: ctx.box,
+          workspace,
+          home,
+          claudeBinary: opts.claudeBinary,
+          settingsFile: file,
+          path: ctx.env.PATH ?? "/usr/bin:/bin",
+        });
+      });
+    }
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+
+  const facts = proofFacts({
+    boxKind: opts.box,
+    image: "none",
+    toolbox: toolboxFact(toolbox),
+    harness,
+    setup: opts.setup,
+    validate: opts.validate,
+    settings: sha256(canonicalJson(settingsJson)),
+  });
+  const boxKey = boxKeyFor(opts.box, opts.repo);
+  const ok = checks.every((c) => c.ok);
+  const proof: BoxProof = {
+    boxKey,
+    facts,
+    ok,
+    checks: checks.map(({ name, ok, detail, fix }) => ({ name, ok, detail, fix })),
+    provedAt: (opts.clock?.() ?? new Date()).toISOString(),
+  };
+  await opts.store?.saveProof(proof);
+  return { ok, boxKey, checks, facts, box: description, proof };
+}
+
+function hasBranch(repo: string, branch: string): boolean {
+  try {
+    execFileSync("git", ["-C", repo, "rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], {
+      stdio: "ignore",
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function safe<T>(fn: () => T): T | Error {
+  try {
+    return fn();
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}

@@ -1,0 +1,87 @@
+export type BoxKind = "bwrap" | "worktree" | "container";
+
+/** A command as the runner would start it without a box. */
+export interface BoxCommand {
+  command: string;
+  args: string[];
+  cwd: string;
+  /** Exactly the environment the agent gets (R2.5: the runner already scrubbed it). */
+  env: Record<string, string>;
+}
+
+/** What to spawn instead. Spawn it with exactly `env`; a bwrap box clears it again anyway. */
+export interface WrappedCommand {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** Working directory for the spawn itself (the box sets the inner one). */
+  cwd?: string;
+}
+
+/**
+ * The network seam (R4.6): one place decides how a box reaches the world.
+ * - host: the box shares the host network (what issue 3 allows for now — the report says so);
+ * - none: no network at all;
+ * - proxy: no network, a proxy socket bound in (the allowlist proxy is not built yet).
+ */
+export interface NetworkSeam {
+  mode: "host" | "none" | "proxy";
+  /** Host path of the proxy's unix socket (mode "proxy"). */
+  proxySocket?: string;
+}
+
+export interface BoxOptions {
+  /** The step's workspace (a clone the runner owns): writable. */
+  workspace: string;
+  /** The agent's HOME: writable. */
+  home: string;
+  /** Re-bound read-only after the writable binds (e.g. the workspace for a read-only repo). */
+  readOnlyPaths?: string[];
+  /** Writable again after readOnlyPaths (absolute, or relative to the workspace). */
+  writeSubpaths?: string[];
+  /** Hidden in the box (absolute, or relative to the workspace); a missing one is skipped. */
+  denySubpaths?: string[];
+  allowNetwork: boolean;
+  /** Overrides allowNetwork when given. */
+  network?: NetworkSeam;
+  cpus?: number;
+  memoryMb?: number;
+  /** container: the project's image. */
+  image?: string;
+  /** worktree: the deployment declares FORGE_OWN_WORK (the operator's own machine and work). */
+  ownWork?: boolean;
+  /** bwrap: host directories hidden by an empty tmpfs (default DEFAULT_HOST_MASKS). */
+  hostMasks?: string[];
+  /** bwrap: the binary (default /usr/bin/bwrap). */
+  bwrapPath?: string;
+  /** container: docker or podman (default docker). */
+  engine?: "docker" | "podman";
+}
+
+/** Facts for the report and the proof. */
+export interface BoxDescription {
+  kind: BoxKind;
+  network: "host" | "none";
+  /** What the box isolates, in a few words each. */
+  isolation: string[];
+  /** Plain-language limits: what is NOT enforced, what is not built yet. */
+  notes: string[];
+  [fact: string]: unknown;
+}
+
+export interface Box {
+  kind: BoxKind;
+  wrap(cmd: BoxCommand): WrappedCommand;
+  describe(): BoxDescription;
+}
+
+/** A box kind that may not run this work here (e.g. worktree without FORGE_OWN_WORK). */
+export class BoxRefusedError extends Error {
+  override readonly name = "BoxRefusedError";
+  constructor(
+    readonly kind: BoxKind | string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
