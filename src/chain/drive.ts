@@ -11,31 +11,48 @@ import {
   UnknownRunError,
 } from "./errors.js";
 import { failDecision, judgeStepResult } from "./judge.js";
-import type { PriorOutput, StepInput, StepProgress, Transition } from "./ports.js";
+import type { RunArtifacts, StepInput, StoredRequest, Transition } from "./ports.js";
 import { verifySnapshot } from "./snapshot.js";
 import {
+  errorText,
+  type NewEvent,
+  pickRunPatch,
+  requestData,
+  runnerEvents,
+  stepContext,
+} from "./step-events.js";
+import {
   MAX_ATTEMPTS,
+  type RunEvent,
   type RunRecord,
   type StepRecord,
   TERMINAL_RUN_STATES,
-  type WorkerRequest,
 } from "./types.js";
-
-type NewEvent = Transition["events"][number];
 
 /** What the engine shares with a drive in progress: the running step's abort switch. */
 export interface DriveHandle {
   stepController: AbortController | null;
 }
 
-// Event types the engine writes itself; a runner event with such a name is renamed so that the
-// history cannot be spoofed from below (a runner saying "step.finished").
-const ENGINE_PREFIXES = ["run.", "step.", "feedback.", "request."];
-const MAX_REASON = 500;
-
 export function createDriver(deps: ChainEngineDeps) {
   const { store, runner, clock, logger } = deps;
   const now = () => clock.now().toISOString();
+
+  /** Observers report; they never break the chain, whatever they throw. */
+  function observe(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      logger.warn({ err: errorText(err) }, "chain observer threw");
+    }
+  }
+
+  /** Every journal write goes through here so observers see each event once, in order. */
+  async function transition(runId: string, change: Transition): Promise<RunEvent[]> {
+    const events = await store.transition(runId, change);
+    observe(() => deps.observer?.events?.(runId, events));
+    return events;
+  }
 
   async function getRun(runId: string): Promise<RunRecord> {
     const run = await store.getRun(runId);
@@ -51,7 +68,7 @@ export function createDriver(deps: ChainEngineDeps) {
       }
       try {
         if (run.state === "queued") {
-          await store.transition(runId, {
+          await transition(runId, {
             run: { state: "running" },
             events: [{ type: "run.started", data: {} }],
             expect: { runStates: ["queued"] },
@@ -100,7 +117,7 @@ export function createDriver(deps: ChainEngineDeps) {
       await failStep(run, step, step.attempt, failDecision(step.role, [why]), [event], null);
       return;
     }
-    await store.transition(run.id, {
+    await transition(run.id, {
       step: { index: step.index, patch: { state: "queued" } },
       events: [event],
       expect,
@@ -116,7 +133,7 @@ export function createDriver(deps: ChainEngineDeps) {
     output: unknown,
     extra: Partial<Transition> = {},
   ): Promise<void> {
-    await store.transition(run.id, {
+    await transition(run.id, {
       ...extra,
       step: {
         index: step.index,
@@ -144,7 +161,7 @@ export function createDriver(deps: ChainEngineDeps) {
     if (requests.some((r) => r.role === step.role && r.status === "pending")) {
       // A question is open: it is never retried by itself (R6.2). Only a crash between a resume
       // and this point gets here; put the run back to waiting.
-      await store.transition(run.id, {
+      await transition(run.id, {
         run: { state: "paused" },
         events: [{ type: "run.paused", data: { index: step.index, role: step.role } }],
         expect: { runStates: ["running"] },
@@ -157,7 +174,7 @@ export function createDriver(deps: ChainEngineDeps) {
       await failStep(run, step, step.attempt, failDecision(step.role, [why]), [], null);
       return;
     }
-    await store.transition(run.id, {
+    await transition(run.id, {
       step: {
         index: step.index,
         patch: { state: "running", attempt, startedAt: now(), finishedAt: null },
@@ -181,20 +198,8 @@ export function createDriver(deps: ChainEngineDeps) {
     const current = await getRun(run.id);
     const running = { ...step, state: "running" as const, attempt };
     if (current.state === "cancelled") {
-      const why = "the run was cancelled while the step ran";
-      await store.transition(run.id, {
-        step: {
-          index: step.index,
-          patch: { state: "failed", decision: failDecision(step.role, [why]), finishedAt: now() },
-        },
-        events: [
-          {
-            type: "step.finished",
-            data: { index: step.index, role: step.role, attempt, verdict: "FAIL", cancelled: true },
-          },
-        ],
-        expect: { stepAttempt: attempt },
-      });
+      // cancel() already failed this step in the same transaction as the cancel; whatever the
+      // runner returned after that is not a verdict.
       return;
     }
     if (signal?.aborted) {
@@ -203,7 +208,7 @@ export function createDriver(deps: ChainEngineDeps) {
       return;
     }
     if (error !== undefined) {
-      const why = `the runner failed: ${clip(error instanceof Error ? error.message : String(error))}`;
+      const why = `the runner failed: ${errorText(error)}`;
       await failStep(current, running, attempt, failDecision(step.role, [why]), [], null);
       return;
     }
@@ -215,7 +220,7 @@ export function createDriver(deps: ChainEngineDeps) {
     step: StepRecord,
     attempt: number,
     result: unknown,
-    requests: Awaited<ReturnType<typeof store.listRequests>>,
+    requests: StoredRequest[],
   ): Promise<void> {
     const r = (result ?? {}) as Record<string, unknown>;
     const ctx = { index: step.index, role: step.role, attempt };
@@ -235,7 +240,7 @@ export function createDriver(deps: ChainEngineDeps) {
         }
         // One transaction: the feedback and its request are journaled first, then the pause —
         // a crash can never leave a paused run without its question, or a question unjournaled.
-        await store.transition(run.id, {
+        await transition(run.id, {
           feedback: judged.feedback,
           run: { ...runPatch, state: "paused" },
           step: { index: step.index, patch: { state: "blocked", finishedAt: now() } },
@@ -249,7 +254,7 @@ export function createDriver(deps: ChainEngineDeps) {
         return;
       }
       if (judged.kind === "pass") {
-        await store.transition(run.id, {
+        await transition(run.id, {
           feedback: judged.feedback,
           run: runPatch,
           step: {
@@ -305,22 +310,9 @@ export function createDriver(deps: ChainEngineDeps) {
     steps: StepRecord[],
     step: StepRecord,
     attempt: number,
-    requests: Awaited<ReturnType<typeof store.listRequests>>,
+    requests: StoredRequest[],
   ): Promise<Omit<StepInput, "signal">> {
-    const prior: PriorOutput[] = steps
-      .filter((s) => s.index < step.index && s.state === "passed" && s.decision)
-      .map((s) => ({
-        role: s.role,
-        decision: s.decision as NonNullable<typeof s.decision>,
-        output: s.output,
-      }));
-    const responses = new Map((await store.listResponses(run.id)).map((x) => [x.requestId, x]));
-    const answers = requests
-      .filter((q) => q.role === step.role && q.status === "answered" && responses.has(q.id))
-      .map((q) => ({
-        request: requestData(q),
-        response: responses.get(q.id) as NonNullable<ReturnType<typeof responses.get>>,
-      }));
+    const context = stepContext(steps, step, requests, await store.listResponses(run.id));
     return {
       run,
       role: step.role,
@@ -328,9 +320,8 @@ export function createDriver(deps: ChainEngineDeps) {
       attempt,
       chain: run.chain,
       task: run.task,
-      prior,
-      answers,
-      progress: (p: StepProgress) => logger.debug({ runId: run.id, ...p }, "step progress"),
+      ...context,
+      progress: (p) => observe(() => deps.observer?.progress?.(run.id, p)),
     };
   }
 
@@ -339,13 +330,11 @@ export function createDriver(deps: ChainEngineDeps) {
     const reasons: string[] = failed
       ? [`step ${failed.index} (${failed.role}) failed`, ...(failed.decision?.reasons ?? [])]
       : [];
-    let artifacts: Awaited<ReturnType<typeof runner.finishRun>> | null = null;
+    let artifacts: RunArtifacts | null = null;
     try {
       artifacts = await runner.finishRun(run, steps);
     } catch (err) {
-      reasons.push(
-        `finishing the run failed: ${clip(err instanceof Error ? err.message : String(err))}`,
-      );
+      reasons.push(`finishing the run failed: ${errorText(err)}`);
     }
     await endRun(run, failed || !artifacts ? "failed" : "passed", reasons, artifacts);
   }
@@ -354,10 +343,10 @@ export function createDriver(deps: ChainEngineDeps) {
     run: RunRecord,
     state: "passed" | "failed",
     reasons: string[],
-    artifacts: Awaited<ReturnType<typeof runner.finishRun>> | null,
+    artifacts: RunArtifacts | null,
   ): Promise<void> {
     const events = artifacts ? runnerEvents(artifacts.events, {}) : [];
-    await store.transition(run.id, {
+    await transition(run.id, {
       run: { state, ...(artifacts?.branch ? { branch: artifacts.branch } : {}) },
       events: [
         ...events,
@@ -376,46 +365,5 @@ export function createDriver(deps: ChainEngineDeps) {
     });
   }
 
-  return { drive };
-}
-
-function requestData(r: WorkerRequest): WorkerRequest {
-  return {
-    id: r.id,
-    kind: r.kind,
-    question: r.question,
-    context: r.context,
-    ...(r.choices ? { choices: [...r.choices] } : {}),
-  };
-}
-
-function pickRunPatch(value: unknown): Transition["run"] {
-  if (value === null || typeof value !== "object") return {};
-  const v = value as Record<string, unknown>;
-  const patch: NonNullable<Transition["run"]> = {};
-  if (typeof v.baseSha === "string") patch.baseSha = v.baseSha;
-  if (typeof v.branch === "string") patch.branch = v.branch;
-  return patch;
-}
-
-function runnerEvents(value: unknown, ctx: Record<string, unknown>): NewEvent[] {
-  if (!Array.isArray(value)) return [];
-  return value.map((e) => {
-    const raw = (e ?? {}) as Record<string, unknown>;
-    let type = typeof raw.type === "string" && raw.type !== "" ? raw.type : "runner.event";
-    if (ENGINE_PREFIXES.some((p) => type.startsWith(p))) type = `runner.${type}`;
-    let data: Record<string, unknown>;
-    try {
-      data = JSON.parse(JSON.stringify(raw.data ?? {}));
-      if (data === null || typeof data !== "object" || Array.isArray(data)) data = { value: data };
-    } catch {
-      data = { error: "event data was not JSON" };
-    }
-    // The engine's own keys win: a runner cannot claim another step.
-    return { type, data: { ...data, ...ctx } };
-  });
-}
-
-function clip(text: string): string {
-  return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}…` : text;
+  return { drive, transition, observe };
 }

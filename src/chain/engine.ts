@@ -14,7 +14,16 @@ import {
   UnknownRunError,
 } from "./errors.js";
 import { isValidId } from "./feedback.js";
-import type { Clock, IdSource, JournalStore, Logger, StepRunner, StoredRequest } from "./ports.js";
+import { failDecision } from "./judge.js";
+import type {
+  ChainObserver,
+  Clock,
+  IdSource,
+  JournalStore,
+  Logger,
+  StepRunner,
+  StoredRequest,
+} from "./ports.js";
 import { Slots } from "./slots.js";
 import { freezeSnapshot } from "./snapshot.js";
 import {
@@ -35,6 +44,7 @@ export interface ChainEngineDeps {
   ids: IdSource;
   /** How many runs are driven at the same time; default 2 (runs are whole agent processes). */
   maxParallel?: number;
+  observer?: ChainObserver;
 }
 
 export interface StartRunInput {
@@ -183,6 +193,8 @@ export function createChainEngine(deps: ChainEngineDeps): ChainEngine {
           },
         },
       ]);
+      const createdEvents = await store.events(id);
+      driver.observe(() => deps.observer?.events?.(id, createdEvents));
       logger.info({ runId: id, chain: input.chain, digest: snapshot.digest }, "run created");
       return run;
     },
@@ -230,7 +242,7 @@ export function createChainEngine(deps: ChainEngineDeps): ChainEngine {
           pending.map((r) => r.id),
         );
       try {
-        await store.transition(runId, {
+        await driver.transition(runId, {
           run: { state: "running" },
           events: [{ type: "run.resumed", data: { actor: options.actor ?? null } }],
           expect: { runStates: ["paused"] },
@@ -250,11 +262,42 @@ export function createChainEngine(deps: ChainEngineDeps): ChainEngine {
         const run = await getRun(runId);
         // Terminal states never change: a cancel after the verdict is a no-op.
         if (TERMINAL_RUN_STATES.has(run.state)) return run;
+        const step = (await store.getSteps(runId)).find((s) => s.state === "running");
+        const decision = failDecision(step?.role ?? "architect", [
+          `the run was cancelled while the step ran: ${reason}`,
+        ]);
         try {
-          await store.transition(runId, {
+          // The running step fails in the same transaction, so no later write (a runner that
+          // returns after the cancel, a crashed process) can give it a verdict.
+          await driver.transition(runId, {
             run: { state: "cancelled" },
-            events: [{ type: "run.cancelled", data: { reason, from: run.state } }],
-            expect: { runStates: [run.state] },
+            ...(step
+              ? {
+                  step: {
+                    index: step.index,
+                    patch: { state: "failed", decision, finishedAt: now() },
+                  },
+                }
+              : {}),
+            events: [
+              { type: "run.cancelled", data: { reason, from: run.state } },
+              ...(step
+                ? [
+                    {
+                      type: "step.finished",
+                      data: {
+                        index: step.index,
+                        role: step.role,
+                        attempt: step.attempt,
+                        verdict: "FAIL",
+                        decision,
+                        cancelled: true,
+                      },
+                    },
+                  ]
+                : []),
+            ],
+            expect: { runStates: [run.state], ...(step ? { stepAttempt: step.attempt } : {}) },
           });
           break;
         } catch (err) {

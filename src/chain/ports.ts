@@ -163,6 +163,14 @@ export interface RunArtifacts {
   events: Array<{ type: string; data: Record<string, unknown> }>;
 }
 
+/** Live reporting for the terminal, check runs and the sticky comment; never blocks the chain. */
+export interface ChainObserver {
+  /** Events right after they were journaled, in journal order. */
+  events?(runId: string, events: RunEvent[]): void;
+  /** Progress a runner reported for the step it is running. */
+  progress?(runId: string, progress: StepProgress): void;
+}
+
 /** Executes steps of a run. One instance serves many runs; state per run lives on disk. */
 export interface StepRunner {
   runStep(input: StepInput): Promise<StepResult>;
