@@ -29,8 +29,14 @@ export function bwrapBox(opts: BoxOptions): Box {
     const ro = (opts.readOnlyPaths ?? []).map((p) => real(absUnder(workspace, p)));
     // A read-only path ABOVE the workspace or HOME (a toolbox under a masked /root) must come
     // first, or it would cover the writable binds; one at or inside them comes after.
-    const above = ro.filter((p) => isStrictAncestor(p, workspace) || isStrictAncestor(p, home));
+    const isAbove = (p: string) => isStrictAncestor(p, workspace) || isStrictAncestor(p, home);
+    const above = ro.filter(isAbove);
     for (const p of above) a.push("--ro-bind", p, p);
+    // Likewise a denied directory above them (FORGE_HOME holding the workspaces): hidden by an
+    // empty tmpfs first, the binds then reappear inside it.
+    const deny = (opts.denySubpaths ?? []).map((p) => absUnder(workspace, p));
+    const denyAbove = deny.filter((p) => isAbove(real(p)) && pathKind(p) === "dir");
+    for (const p of denyAbove) a.push("--tmpfs", real(p));
     a.push("--bind", workspace, workspace, "--bind", home, home);
     for (const p of ro.filter((p) => !above.includes(p))) a.push("--ro-bind", p, p);
     for (const p of opts.writeSubpaths ?? []) {
@@ -38,8 +44,7 @@ export function bwrapBox(opts: BoxOptions): Box {
       if (existsSync(abs)) a.push("--bind", abs, abs);
       else skipped.push(`write subpath ${abs} does not exist`);
     }
-    for (const p of opts.denySubpaths ?? []) {
-      const abs = absUnder(workspace, p);
+    for (const abs of deny.filter((p) => !denyAbove.includes(p))) {
       const kind = pathKind(abs);
       // A directory becomes an empty read-only tmpfs, a file /dev/null; a missing one has
       // nothing to hide (a later write lands in the workspace and write detection sees it).

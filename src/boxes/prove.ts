@@ -52,6 +52,8 @@ export interface ProveOptions {
   network?: NetworkSeam;
   /** Toolbox paths to expose read-only (forgechain's checkout, node) if a mask hides them. */
   readOnlyPaths?: string[];
+  /** Host paths the box must not see (FORGE_HOME with gate.key, the deployment's .env). */
+  denyPaths?: string[];
   roles?: readonly Role[];
   /** Parent for the temporary box directories (default os.tmpdir()). */
   workDir?: string;
@@ -143,6 +145,7 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
           network: seam,
           ownWork: opts.ownWork,
           readOnlyPaths: [...(opts.readOnlyPaths ?? []), settingsDir],
+          denySubpaths: opts.denyPaths ?? [],
         });
         Object.assign(ctx, {
           box,

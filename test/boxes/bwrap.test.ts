@@ -214,6 +214,17 @@ describe("bwrap box (R7.1)", () => {
     expect(b.describe().notes.join(" ")).toMatch(/deny subpath .*missing does not exist/);
   });
 
+  it("a denied directory above the workspace (FORGE_HOME) is hidden, the workspace inside stays writable", async () => {
+    writeFileSync(join(base, "gate.key"), "GATEKEY");
+    const r = await sh(`cat ${join(base, "gate.key")}; echo cat=$?; touch ok.txt; echo ok=$?`, {
+      denySubpaths: [base],
+    });
+    expect(r.stdout).not.toContain("GATEKEY");
+    expect(r.stdout).toMatch(/cat=1/);
+    expect(r.stdout).toMatch(/ok=0/);
+    expect(existsSync(join(workspace, "ok.txt"))).toBe(true);
+  });
+
   it("read-only repo with write subpaths: only the subpath is writable", async () => {
     mkdirSync(join(workspace, "out"));
     const r = await sh("touch a.txt; echo a=$?; touch out/b.txt; echo b=$?", {

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { registerBox } from "./box.js";
 import { registerCheckOutput } from "./check-output.js";
 import { registerConfig } from "./config.js";
 import { registerSettings } from "./settings.js";
@@ -14,4 +15,5 @@ export function registerCommands(program: Command): void {
   registerCheckOutput(program);
   registerStopVerify(program);
   registerConfig(program);
+  registerBox(program);
 }
