@@ -60,59 +60,78 @@ describe.each(ROLES)("%s with the real CLI", (role) => {
     },
   );
 
-  it("refuses writes, pushes and secret reads (real settings + real guard)", async () => {
-    const repo = repoFor(role);
-    const before = repo.git("status", "--porcelain");
-    const writes: Case[] = [
-      {
-        label: "Edit",
-        call: edit("README.md", "sample", "pwned"),
-        expect: "refused",
-        layers: ["settings"],
-      },
-      { label: "Write", call: write("new.txt", "pwned"), expect: "refused", layers: ["settings"] },
-      {
-        label: "NotebookEdit",
-        call: { name: "NotebookEdit", input: { notebook_path: "n.ipynb", new_source: "x" } },
-        expect: "refused",
-        layers: ["settings"],
-      },
-      {
-        label: "WebFetch",
-        call: { name: "WebFetch", input: { url: "http://127.0.0.1:9/", prompt: "x" } },
-        expect: "refused",
-        layers: ["settings"],
-      },
-      { label: "git diff --output", call: bash("git diff --output=pwned.txt"), expect: "refused" },
-      {
-        label: "git status && touch",
-        call: bash("git status && touch pwned2.txt"),
-        expect: "refused",
-      },
-      { label: "git add", call: bash("git add -A"), expect: "refused" },
-      { label: "git commit", call: bash("git commit --allow-empty -m x"), expect: "refused" },
-      { label: "cat .claude file", call: bash(`cat .claude/agents/${role}.md`), expect: "refused" },
-      {
-        label: "Grep does not search denied files",
-        call: { name: "Grep", input: { pattern: "FORGE_CANARY", output_mode: "content" } },
-        expect: "allowed",
-      },
-    ];
-    const { run, mismatches } = await runCases([writes, smugglingCases(role).slice(0, -1)], {
-      cwd: repo.dir,
-      settings: variantSettings(role, "real"),
-      extraArgs: SEARCH_TOOLS_ARGS,
-    });
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(mismatches()).toEqual([]);
-    expect(leaks(run.toolResults, repo.canary)).toEqual([]);
-    // Nothing reached the disk or the remote.
-    for (const f of ["new.txt", "pwned.txt", "pwned2.txt"])
-      expect(existsSync(join(repo.dir, f))).toBe(false);
-    expect(repo.git("status", "--porcelain")).toBe(before);
-    expect(repo.git("log", "--oneline").split("\n")).toHaveLength(1);
-    expect(repo.remoteRefs()).toBe("");
-  });
+  it.each<Variant>(["real", "settings-only"])(
+    "refuses writes, pushes and secret reads (%s)",
+    async (variant) => {
+      const repo = repoFor(role);
+      const before = repo.git("status", "--porcelain");
+      const writes: Case[] = [
+        {
+          label: "Edit",
+          call: edit("README.md", "sample", "pwned"),
+          expect: "refused",
+          layers: ["settings"],
+        },
+        {
+          label: "Write",
+          call: write("new.txt", "pwned"),
+          expect: "refused",
+          layers: ["settings"],
+        },
+        {
+          label: "NotebookEdit",
+          call: { name: "NotebookEdit", input: { notebook_path: "n.ipynb", new_source: "x" } },
+          expect: "refused",
+          layers: ["settings"],
+        },
+        {
+          label: "WebFetch",
+          call: { name: "WebFetch", input: { url: "http://127.0.0.1:9/", prompt: "x" } },
+          expect: "refused",
+          layers: ["settings"],
+        },
+        {
+          label: "git diff --output",
+          call: bash("git diff --output=pwned.txt"),
+          expect: "refused",
+        },
+        {
+          label: "git status && touch",
+          call: bash("git status && touch pwned2.txt"),
+          expect: "refused",
+        },
+        { label: "git add", call: bash("git add -A"), expect: "refused" },
+        { label: "git commit", call: bash("git commit --allow-empty -m x"), expect: "refused" },
+        {
+          label: "cat .claude file",
+          call: bash(`cat .claude/agents/${role}.md`),
+          expect: "refused",
+          // .claude/ in Bash is the guard's rule; the settings let a role read its own role file.
+          only: ["real", "guard-only"],
+        },
+        {
+          label: "Grep does not search denied files",
+          call: { name: "Grep", input: { pattern: "FORGE_CANARY", output_mode: "content" } },
+          expect: "allowed",
+        },
+      ];
+      const turns = [writes, smugglingCases(role).slice(0, -1)].map((t) => forVariant(t, variant));
+      const { run, mismatches } = await runCases(turns, {
+        cwd: repo.dir,
+        settings: variantSettings(role, variant),
+        extraArgs: SEARCH_TOOLS_ARGS,
+      });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(mismatches()).toEqual([]);
+      expect(leaks(run.toolResults, repo.canary)).toEqual([]);
+      // Nothing reached the disk or the remote.
+      for (const f of ["new.txt", "pwned.txt", "pwned2.txt"])
+        expect(existsSync(join(repo.dir, f))).toBe(false);
+      expect(repo.git("status", "--porcelain")).toBe(before);
+      expect(repo.git("log", "--oneline").split("\n")).toHaveLength(1);
+      expect(repo.remoteRefs()).toBe("");
+    },
+  );
 
   it.each<Variant>(["real", "settings-only", "guard-only"])(
     "refuses smuggled reads, pushes and a symlinked role file (%s)",

@@ -17,6 +17,11 @@ export interface Case {
   layers?: Layer[];
   /** Extra check on the result text (e.g. the guard's reason names the rule). */
   text?: RegExp;
+  /**
+   * Layer variants (test/harness/layers.ts) this case applies to; default all. A case one layer
+   * is not responsible for (measured gap, not its rule) is left out of that layer's proof.
+   */
+  only?: Array<"real" | "settings-only" | "guard-only">;
 }
 
 export interface CaseOutcome {

@@ -141,6 +141,19 @@ describe("settings/<role>.json (R2.2)", () => {
     expect(deny.filter((r) => /^Write\(.+\)$/.test(r))).toEqual([]);
     expect(deny).toContain("WebFetch");
     expect(deny).toContain("WebSearch");
+    // dontAsk auto-allows grep/rg/diff with no allow rule and checks Read denies only against
+    // literal arguments: recursion would read every denied file. R4.2: no .env name in Bash.
+    for (const cmd of [
+      "grep -r TOKEN .",
+      "grep -rn TOKEN .",
+      "egrep -r TOKEN .",
+      "rg TOKEN",
+      "diff -r . ../other",
+      "cat .env.example .env",
+      "cat .env*",
+    ]) {
+      expect(bashRuleMatches(deny, cmd).length, cmd).toBeGreaterThan(0);
+    }
   });
 
   it.each([...READ_ONLY_ROLES])("%s (read-only): every writing tool is denied", (role) => {
