@@ -21,7 +21,8 @@ import { tail } from "./box-exec.js";
 import { createBox } from "./create-box.js";
 import { enforcementCheck } from "./enforcement-check.js";
 import { resolveNetwork } from "./network.js";
-import { canonicalJson, proofFacts, sha256, type ValidateControl } from "./proof-facts.js";
+import { settingsDigest } from "./proof-current.js";
+import { proofFacts, type ValidateControl } from "./proof-facts.js";
 import {
   type BoxContext,
   caStore,
@@ -335,7 +336,7 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
     harness,
     setup: opts.setup,
     validate: opts.validate,
-    settings: sha256(canonicalJson(settingsJson)),
+    settings: settingsDigest(roles, opts.settingsFor),
   });
   const boxKey = boxKeyFor(opts.box, opts.repo);
   const ok = checks.every((c) => c.ok);

@@ -3,7 +3,8 @@
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { isProofValid, proofFacts } from "../../src/boxes/proof-facts.js";
+import { measureProofFacts } from "../../src/boxes/proof-current.js";
+import { isProofValid } from "../../src/boxes/proof-facts.js";
 import { type ProveOptions, prove } from "../../src/boxes/prove.js";
 import { resolveClaudeBinary } from "../../src/providers/claude.js";
 import { effectiveSettings } from "../../src/roles/settings.js";
@@ -90,14 +91,18 @@ describe("forge box prove (R7.2)", () => {
       expect(stored?.ok).toBe(true);
       expect(isProofValid(stored, report.facts)).toEqual({ valid: true });
 
-      const changed = proofFacts({
-        boxKind: "bwrap",
-        image: "none",
-        toolbox: report.facts.toolbox as string,
-        harness: report.facts.harness as string,
+      // What the runner measures before picking up work, without re-proving:
+      const current = {
+        box: "bwrap" as const,
         setup: opts.setup,
+        validate: opts.validate,
+        claudeBinary: CLAUDE,
+        settingsFor: opts.settingsFor,
+      };
+      expect(await measureProofFacts(current)).toEqual(report.facts);
+      const changed = await measureProofFacts({
+        ...current,
         validate: { ...opts.validate, test: { run: "sh check.sh --strict", advisory: false } },
-        settings: report.facts.settings as string,
       });
       expect(isProofValid(stored, changed)).toMatchObject({ valid: false, changed: ["validate"] });
     } finally {
