@@ -1,0 +1,48 @@
+import { createRoleCheck, setGate, updateRoleCheck } from "./checks.js";
+import { postReply, upsertRunComment } from "./comments.js";
+import { commitRunOutput } from "./contents.js";
+import {
+  type CommentIdStore,
+  memoryCommentIds,
+  type PortContext,
+  type PortOctokit,
+} from "./context.js";
+import { getPermission } from "./permission.js";
+import type { GitHubPort } from "./port.js";
+import { disableAutoMerge, openDraftPullRequest } from "./pulls.js";
+
+export interface GitHubPortOptions {
+  /** Probot's `context.octokit` (or any ProbotOctokit): throttling and retry plugins on. */
+  octokit: PortOctokit;
+  /** Per-request timeout; a write that times out is reconciled, not repeated. Default 10 s. */
+  timeoutMs?: number;
+  /**
+   * The app's own login (`<app-slug>[bot]`). When set, only its comments count as the run's
+   * sticky comment; otherwise any bot's comment with the marker does.
+   */
+  botLogin?: string;
+  /** Where sticky comment ids are remembered; in memory by default. */
+  commentIds?: CommentIdStore;
+  now?: () => Date;
+}
+
+export function createGitHubPort(options: GitHubPortOptions): GitHubPort {
+  const ctx: PortContext = {
+    octokit: options.octokit,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    botLogin: options.botLogin,
+    commentIds: options.commentIds ?? memoryCommentIds(),
+    now: options.now ?? (() => new Date()),
+  };
+  return {
+    createRoleCheck: createRoleCheck(ctx),
+    updateRoleCheck: updateRoleCheck(ctx),
+    upsertRunComment: upsertRunComment(ctx),
+    openDraftPullRequest: openDraftPullRequest(ctx),
+    commitRunOutput: commitRunOutput(ctx),
+    setGate: setGate(ctx),
+    disableAutoMerge: disableAutoMerge(ctx),
+    getPermission: getPermission(ctx),
+    postReply: postReply(ctx),
+  };
+}
