@@ -27,6 +27,11 @@ export interface RepoRef {
   remote: string;
   /** Base ref (branch or sha) as asked; the measured base sha is recorded on the run. */
   baseRef: string;
+  /**
+   * Review chains: the head to review (branch or sha). The workspace is checked out at the
+   * head and the diff is taken from the merge base with `baseRef`. Change chains have none.
+   */
+  headRef?: string;
   /** owner/name on GitHub, when there is one. */
   fullName?: string;
 }

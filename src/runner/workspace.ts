@@ -40,14 +40,23 @@ export async function prepareWorkspace(opts: {
   branch: string;
   /** When resuming, the base measured the first time. */
   knownBaseSha?: string | null;
+  /** Review chains: check out this head; the base becomes its merge base with baseRef. */
+  headRef?: string;
 }): Promise<Workspace> {
   if (!existsSync(`${opts.dir}/.git`)) {
     await mkdir(dirname(opts.dir), { recursive: true });
     await git(["clone", "--quiet", "--no-checkout", "--", opts.remote, opts.dir], {
       cwd: dirname(opts.dir),
     });
-    const baseSha = opts.knownBaseSha ?? (await resolveRemoteRef(opts.dir, opts.baseRef));
-    await git(["checkout", "--quiet", "-B", opts.branch, baseSha], { cwd: opts.dir });
+    const base = await resolveRemoteRef(opts.dir, opts.baseRef);
+    let start = opts.knownBaseSha ?? base;
+    let baseSha = start;
+    if (opts.headRef !== undefined) {
+      start = await resolveRemoteRef(opts.dir, opts.headRef);
+      baseSha =
+        opts.knownBaseSha ?? (await gitLine(["merge-base", base, start], { cwd: opts.dir }));
+    }
+    await git(["checkout", "--quiet", "-B", opts.branch, start], { cwd: opts.dir });
     return { dir: opts.dir, baseSha, branch: opts.branch };
   }
   const baseSha = opts.knownBaseSha ?? (await revParse("HEAD", opts.dir));

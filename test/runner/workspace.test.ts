@@ -84,3 +84,32 @@ describe("prepareWorkspace", () => {
     expect(await commitPending(dir, "nothing")).toBe(false);
   });
 });
+
+describe("prepareWorkspace for a review chain", () => {
+  it("checks out the head and measures the base as the merge base", async () => {
+    const t = tempDir();
+    cleanups.push(t.cleanup);
+    const remote = join(t.dir, "remote");
+    const base = makeRepo(remote, { "a.txt": "a\n" });
+    gitIn(remote, "checkout", "-q", "-b", "feature");
+    writeFiles(remote, { "a.txt": "changed\n" });
+    gitIn(remote, "commit", "-q", "-am", "feature work");
+    const head = gitIn(remote, "rev-parse", "HEAD");
+    gitIn(remote, "checkout", "-q", "main");
+    writeFiles(remote, { "main-only.txt": "m" });
+    gitIn(remote, "add", "-A");
+    gitIn(remote, "commit", "-q", "-m", "main moves on");
+    const dir = join(t.dir, "w");
+    const ws = await prepareWorkspace({
+      remote,
+      baseRef: "main",
+      headRef: "feature",
+      dir,
+      branch: "forge/review-x",
+    });
+    expect(ws.baseSha).toBe(base);
+    expect(gitIn(dir, "rev-parse", "HEAD")).toBe(head);
+    const facts = await diffFromBase(dir, ws.baseSha);
+    expect(facts.files).toEqual(["a.txt"]);
+  });
+});

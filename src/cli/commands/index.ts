@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { registerBox } from "./box.js";
 import { registerCheckOutput } from "./check-output.js";
 import { registerConfig } from "./config.js";
+import { registerScanSecrets } from "./scan-secrets.js";
 import { registerSettings } from "./settings.js";
 import { registerStopVerify } from "./stop-verify.js";
 
@@ -16,4 +17,5 @@ export function registerCommands(program: Command): void {
   registerStopVerify(program);
   registerConfig(program);
   registerBox(program);
+  registerScanSecrets(program);
 }

@@ -1,0 +1,521 @@
+// The local runner: executes one role step of a run on this machine, in a box (R10.1).
+// The runner — not the agent — clones, measures the base, computes the diff, checks writes,
+// runs verify and the controls, commits and pushes. The agent only ever sees a fresh HOME,
+// a scrubbed environment and its workspace.
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { createBox } from "../boxes/create-box.js";
+import type { Box, BoxKind } from "../boxes/types.js";
+import type { Logger, RunArtifacts, StepInput, StepResult, StepRunner } from "../chain/ports.js";
+import type { RunRecord, StepRecord, WorkerFeedback } from "../chain/types.js";
+import { runVerifyFromBase } from "../guard/stop-verify.js";
+import {
+  controlsToRun,
+  evaluateControls,
+  formatControlLine,
+  type Profile,
+  profileToBoxOptions,
+  profileToProviderOptions,
+  type ResolvedConfig,
+  setupToRun,
+  tierModels,
+} from "../policy/index.js";
+import { readOnlyPromptSentences } from "../providers/read-only-flags.js";
+import type { Provider } from "../providers/types.js";
+import type { Decision } from "../roles/decision.js";
+import { loadRoleDefinition } from "../roles/role-file.js";
+import { READ_ONLY_ROLES, type Role } from "../roles/role-names.js";
+import { effectiveSettings, SEARCH_TOOLS_ARGS } from "../roles/settings.js";
+import { materialiseSkills } from "../roles/skills.js";
+import { decideVerdict } from "../roles/verdict.js";
+import { redactSecrets, scanSecrets } from "../secrets/index.js";
+import { buildAgentEnv } from "./agent-env.js";
+import { createAgentHome } from "./agent-home.js";
+import { runAgentProcess } from "./agent-process.js";
+import { type ControlRun, runControls, runSetup } from "./controls-exec.js";
+import { commitPending, diffFromBase } from "./diff.js";
+import { git } from "./git.js";
+import { buildPrompt } from "./prompt.js";
+import { renderRunOutput, runOutputPath } from "./run-output.js";
+import { frozenRole } from "./snapshot-content.js";
+import { diffSnapshots, restoreTree, snapshotTree } from "./tree-snapshot.js";
+import { branchName, prepareWorkspace } from "./workspace.js";
+
+export interface LocalRunnerOptions {
+  /** FORGE_HOME: workspaces live under <forgeHome>/work/<run-id>/. */
+  forgeHome: string;
+  /** The forgechain checkout: settings/, schemas/, roles/, skills/, bin/forge.js. */
+  installRoot: string;
+  provider: Provider;
+  boxKind: BoxKind;
+  ownWork?: boolean;
+  hostEnv: Record<string, string | undefined>;
+  profiles: Record<Role, Profile>;
+  /** The repository's resolved policy; null runs no setup and no controls. */
+  config: ResolvedConfig | null;
+  /** A handbook checkout at its pinned ref (R2.3); absent → repo fallback, then defaults. */
+  handbookDir?: string;
+  /** The user's claude login, copied into each agent HOME (mode 0600) when set. */
+  claudeCredentialsFile?: string;
+  stepTimeoutMs?: number;
+  controlTimeoutMs?: number;
+  logger: Logger;
+}
+
+interface RunState {
+  controls: ControlRun[];
+  controlLines: string[];
+  notes: string[];
+  setupDone: boolean;
+}
+
+const DEFAULT_STEP_TIMEOUT = 30 * 60_000;
+const TRANSCRIPT_CAP = 512 * 1024;
+
+export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
+  const runDir = (id: string) => join(opts.forgeHome, "work", id);
+  const forgeArgv = [process.execPath, join(opts.installRoot, "bin", "forge.js")];
+  // The box must see the toolbox (node, forgechain, the claude binary) even if it lives under
+  // a masked directory (/root, /home), and must never see FORGE_HOME (gate.key, the journal,
+  // other runs' workspaces).
+  const toolbox = [opts.installRoot, dirname(dirname(process.execPath))];
+
+  async function loadState(id: string): Promise<RunState> {
+    const file = join(runDir(id), "state.json");
+    if (!existsSync(file)) return { controls: [], controlLines: [], notes: [], setupDone: false };
+    return JSON.parse(await readFile(file, "utf8")) as RunState;
+  }
+  async function saveState(id: string, state: RunState): Promise<void> {
+    await writeFile(join(runDir(id), "state.json"), JSON.stringify(state, null, 2));
+  }
+
+  function boxFor(role: Role, workspace: string, home: string, extraRo: string[]): Box {
+    const p = profileToBoxOptions(opts.profiles[role]);
+    return createBox(opts.boxKind, {
+      workspace,
+      home,
+      readOnlyPaths: [...toolbox, ...extraRo, ...(p.readOnlyRepo ? [workspace] : [])],
+      writeSubpaths: p.writeSubpaths,
+      denySubpaths: [...p.denySubpaths, opts.forgeHome],
+      // The agent must reach its model endpoint; until the egress proxy (R4.6) exists the box
+      // shares the host network and the report says so.
+      allowNetwork: true,
+      ownWork: opts.ownWork ?? false,
+    });
+  }
+
+  async function runStep(input: StepInput): Promise<StepResult> {
+    const { run, role, attempt } = input;
+    const events: StepResult["events"] = [];
+    const dir = runDir(run.id);
+    await mkdir(dir, { recursive: true });
+    const state = await loadState(run.id);
+    const branch = run.branch ?? branchName(run.task.title, run.task.number, run.id);
+    const ws = await prepareWorkspace({
+      remote: run.repo.remote,
+      baseRef: run.repo.baseRef,
+      ...(run.repo.headRef !== undefined ? { headRef: run.repo.headRef } : {}),
+      dir: join(dir, "repo"),
+      branch,
+      knownBaseSha: run.baseSha,
+    });
+    const runPatch = { baseSha: ws.baseSha, branch: ws.branch };
+    const stepDir = join(dir, "steps", `${input.index}-${role}-${attempt}`);
+    const home = join(stepDir, "home");
+    await mkdir(stepDir, { recursive: true });
+    await createAgentHome({
+      home,
+      ...(opts.claudeCredentialsFile ? { claudeCredentials: opts.claudeCredentialsFile } : {}),
+    });
+    const settingsFile = join(stepDir, "settings.json");
+    const frozen = frozenRole(run.snapshot, role);
+    // R8.5: the settings frozen when the run started, not whatever the files say now.
+    const settings = frozen?.settings ?? effectiveSettings(role, { root: opts.installRoot });
+    await writeFile(settingsFile, JSON.stringify(settings, null, 2));
+    const box = boxFor(role, ws.dir, home, [settingsFile]);
+    const boxInfo = box.describe();
+    const fail = (reasons: string[], extra: Partial<StepResult> = {}): StepResult => ({
+      decision: { role, verdict: "FAIL", reasons, overridden: false },
+      output: null,
+      feedback: feedbackFor(role, attempt, "failed", reasons.join("; ")),
+      events,
+      runPatch,
+      ...extra,
+    });
+
+    const hostEnvForBox = buildAgentEnv({
+      host: opts.hostEnv,
+      home,
+      providerCredentials: {},
+      extra: {},
+    });
+    if (!state.setupDone && opts.config) {
+      const setup = setupToRun(opts.config);
+      if (setup.length > 0) {
+        const r = await runSetup(setup, {
+          box,
+          workspace: ws.dir,
+          env: hostEnvForBox,
+          forge: forgeArgv,
+          timeoutMs: opts.controlTimeoutMs ?? 20 * 60_000,
+        });
+        events.push({
+          type: "setup.finished",
+          data: { ok: r.ok, output: (await redactSecrets(r.output)).text },
+        });
+        if (!r.ok) return fail([`setup command failed: ${r.failed}`]);
+      }
+      state.setupDone = true;
+      state.notes.push(...boxInfo.notes);
+      await saveState(run.id, state);
+    }
+
+    const def = frozen ?? {
+      ...(await loadRoleDefinition({
+        role,
+        repoDir: ws.dir,
+        defaultsDir: join(opts.installRoot, "roles"),
+        ...(opts.handbookDir ? { handbookDir: opts.handbookDir } : {}),
+      })),
+    };
+    const skills = await materialiseSkills({
+      names: def.skills,
+      catalogDirs: [
+        ...(opts.handbookDir ? [join(opts.handbookDir, "skills")] : []),
+        join(opts.installRoot, "skills"),
+      ],
+      home,
+    });
+    events.push({
+      type: "step.prepared",
+      data: {
+        role,
+        attempt,
+        roleSource: def.origin,
+        skills: skills.installed,
+        skillsMissing: skills.missing,
+        skillsRefused: skills.refused,
+        box: boxInfo.kind,
+        network: boxInfo.network,
+      },
+    });
+
+    const readOnly = READ_ONLY_ROLES.has(role);
+    const diff =
+      role === "reviewer" || role === "security" ? await diffFromBase(ws.dir, ws.baseSha) : null;
+    const prompt = buildPrompt({
+      role,
+      roleDefinition: def.prompt,
+      ...(readOnly ? { readOnlySentences: readOnlyPromptSentences() } : {}),
+      task: input.task,
+      prior: input.prior,
+      answers: input.answers,
+      ...(diff ? { diff: diff.diff } : {}),
+      ...(role === "reviewer" || role === "security"
+        ? {
+            controls: state.controls.map((c) => ({
+              name: c.name,
+              advisory: c.advisory,
+              ok: c.exitCode === 0,
+              exitCode: c.exitCode,
+              output: c.output,
+            })),
+          }
+        : {}),
+      constraints: constraintsFor(role, readOnly),
+    });
+    const profile = opts.profiles[role];
+    const providerOpts = profileToProviderOptions(
+      profile,
+      opts.config ? tierModels(opts.config) : {},
+      opts.config
+        ? {
+            maxTurns: opts.config.budgets.maxTurns?.value ?? null,
+            maxBudgetUsd: opts.config.budgets.maxBudgetUsd?.value ?? null,
+          }
+        : undefined,
+    );
+    const model = def.model ?? providerOpts.model;
+    const schemaJson = frozen
+      ? JSON.stringify(frozen.schema)
+      : await readFile(join(opts.installRoot, "schemas", `${role}.json`), "utf8");
+    const inv = opts.provider.buildInvocation({
+      prompt,
+      role,
+      readOnly,
+      settingsFile,
+      schemaJson,
+      ...(model ? { model } : {}),
+      ...(providerOpts.maxBudgetUsd !== undefined
+        ? { maxBudgetUsd: providerOpts.maxBudgetUsd }
+        : {}),
+      extraArgs: [...SEARCH_TOOLS_ARGS],
+      cwd: ws.dir,
+    });
+    const env = buildAgentEnv({
+      host: opts.hostEnv,
+      home,
+      providerCredentials: opts.provider.credentialEnv(opts.hostEnv),
+      extra: { FORGE_BASE_REF: ws.baseSha, FORGE_ROLE: role, CLAUDE_PROJECT_DIR: ws.dir },
+    });
+
+    const before = readOnly ? await snapshotTree(ws.dir) : null;
+    const wrapped = box.wrap({ command: inv.command, args: inv.args, cwd: ws.dir, env });
+    const proc = await runAgentProcess(wrapped, {
+      timeoutMs: opts.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT,
+      ...(providerOpts.maxTurns !== undefined ? { maxTurns: providerOpts.maxTurns } : {}),
+      signal: input.signal,
+      onToolUse: (lastTool) => input.progress({ role, lastTool }),
+      onRefusal: (refusal) => input.progress({ role, refusal }),
+    });
+    const transcript = (await redactSecrets(proc.stdout.slice(-TRANSCRIPT_CAP))).text;
+    events.push({
+      type: "step.transcript",
+      data: {
+        role,
+        attempt,
+        bytes: proc.stdout.length,
+        truncated: proc.stdout.length > TRANSCRIPT_CAP,
+        turns: proc.turns,
+        stream: transcript,
+      },
+    });
+
+    const parsed = opts.provider.parseResult(proc.stdout);
+    const verdict = await decideVerdict(role, parsed.raw, diff ? { diff: diff.diff } : {});
+    let decision: Decision = verdict.decision;
+    const runnerReasons: string[] = [];
+    if (proc.spawnError) runnerReasons.push(`the agent could not start: ${proc.spawnError}`);
+    if (proc.timedOut)
+      runnerReasons.push(
+        `the agent timed out after ${Math.round((opts.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT) / 1000)} s`,
+      );
+    if (proc.turnLimitHit)
+      runnerReasons.push(`the agent went past its ${providerOpts.maxTurns} turns`);
+    if (proc.cancelled) runnerReasons.push("the step was cancelled");
+    if (
+      !proc.spawnError &&
+      !proc.timedOut &&
+      !proc.turnLimitHit &&
+      !proc.cancelled &&
+      proc.exitCode !== 0
+    ) {
+      const why = (await redactSecrets(proc.stderr.trim().slice(-500))).text;
+      runnerReasons.push(
+        `the agent exited with ${proc.exitCode ?? proc.signal}${why ? `: ${why}` : ""}`,
+      );
+    }
+
+    // R4.5 / R2.7: a read-only step that changed the tree FAILs, and its changes are discarded.
+    if (before) {
+      const changed = diffSnapshots(before, await snapshotTree(ws.dir));
+      if (changed.length > 0) {
+        const shown = changed.slice(0, 50);
+        events.push({
+          type: "step.wrote",
+          data: {
+            role,
+            files: shown,
+            message: `step ${role} wrote to the tree: ${shown.join(", ")}`,
+          },
+        });
+        await restoreTree(ws.dir, before);
+        runnerReasons.push(
+          `step ${role} wrote to the tree: ${shown.join(", ")} (changes discarded)`,
+        );
+      }
+    }
+
+    if (role === "builder" && runnerReasons.length === 0 && decision.verdict === "PASS") {
+      // R2.6 again, after the agent exited: the hook inside the box is a convenience gate.
+      const verify = await runVerifyFromBase({
+        repoDir: ws.dir,
+        baseRef: ws.baseSha,
+        timeoutMs: opts.controlTimeoutMs ?? 10 * 60_000,
+      }).catch((error: unknown) => ({
+        present: true,
+        ok: false,
+        exitCode: null,
+        timedOut: false,
+        output: String(error),
+        baseSha: ws.baseSha,
+      }));
+      if (verify.present) {
+        events.push({
+          type: "verify.finished",
+          data: {
+            ok: verify.ok,
+            exitCode: verify.exitCode,
+            timedOut: verify.timedOut,
+            output: (await redactSecrets(verify.output.slice(-4000))).text,
+          },
+        });
+        if (!verify.ok)
+          runnerReasons.push(
+            `scripts/verify.sh (from base ${ws.baseSha.slice(0, 12)}) failed after the builder stopped`,
+          );
+      }
+      const committed = await commitPending(ws.dir, `forge: builder changes for run ${run.id}`);
+      if (committed) events.push({ type: "builder.committed", data: { by: "runner" } });
+      if (opts.config && runnerReasons.length === 0) {
+        const controls = await runControls(controlsToRun(opts.config), {
+          box: boxFor(role, ws.dir, home, [settingsFile]),
+          workspace: ws.dir,
+          env: hostEnvForBox,
+          forge: forgeArgv,
+          timeoutMs: opts.controlTimeoutMs ?? 20 * 60_000,
+        });
+        const evaluation = evaluateControls(controls);
+        state.controls = controls.map((c) => ({ ...c, output: c.output }));
+        state.controlLines = evaluation.controls.map(formatControlLine);
+        await saveState(run.id, state);
+        events.push({
+          type: "controls.finished",
+          data: {
+            passed: evaluation.passed,
+            lines: state.controlLines,
+            notices: evaluation.notices,
+          },
+        });
+        for (const b of evaluation.blocking) runnerReasons.push(`control ${b.id}: ${b.detail}`);
+      }
+    }
+
+    if (runnerReasons.length > 0) {
+      decision = {
+        role,
+        verdict: "FAIL",
+        reasons: [...runnerReasons, ...decision.reasons],
+        overridden: decision.verdict === "PASS",
+      };
+    }
+    const request = readRequest(verdict.output);
+    const disposition =
+      request && runnerReasons.length === 0
+        ? "clarification"
+        : decision.verdict === "PASS"
+          ? "completed"
+          : "failed";
+    const summary =
+      typeof (verdict.output as { summary?: unknown } | null)?.summary === "string"
+        ? String((verdict.output as { summary: string }).summary).slice(0, 2000)
+        : decision.reasons.join("; ").slice(0, 2000);
+    const feedback = feedbackFor(role, attempt, disposition, summary, request ?? undefined);
+    return { decision, output: verdict.output, feedback, events, runPatch };
+  }
+
+  async function finishRun(run: RunRecord, steps: StepRecord[]): Promise<RunArtifacts> {
+    const dir = runDir(run.id);
+    const repo = join(dir, "repo");
+    const events: RunArtifacts["events"] = [];
+    if (!existsSync(join(repo, ".git")) || !run.baseSha || !run.branch) {
+      return { runOutputPath: null, branch: null, headSha: null, events };
+    }
+    const state = await loadState(run.id);
+    const facts = await diffFromBase(repo, run.baseSha);
+    const path = runOutputPath(run.id);
+    const markdown = await renderRunOutput({
+      run,
+      steps,
+      diffStat: facts.stat,
+      controls: state.controls.map((c) => ({
+        name: c.name,
+        advisory: c.advisory,
+        ok: c.exitCode === 0,
+        exitCode: c.exitCode,
+      })),
+      notes: [...new Set(state.notes)],
+      redact: async (t) => (await redactSecrets(t)).text,
+    });
+    await mkdir(join(repo, ".forge"), { recursive: true });
+    await writeFile(join(repo, path), markdown);
+    await writeFile(join(dir, "run-output.md"), markdown);
+    // R3.3: a secret in the diff is never pushed. The run output stays local and says why.
+    const secretsInDiff = (await scanSecrets(facts.diff)).length;
+    if (secretsInDiff > 0 || run.chain === "review") {
+      const reason =
+        secretsInDiff > 0
+          ? "the diff holds a secret: nothing was pushed"
+          : "review chains do not push";
+      events.push({
+        type: "run.output",
+        data: { path: join(dir, "run-output.md"), pushed: false, reason },
+      });
+      return {
+        runOutputPath: join(dir, "run-output.md"),
+        branch: run.branch,
+        headSha: facts.head,
+        events,
+      };
+    }
+    await git(["add", "--force", "--", path], { cwd: repo });
+    await git(["commit", "--quiet", "--no-verify", "-m", `forge: run output ${run.id}`], {
+      cwd: repo,
+      allowFailure: true,
+    });
+    const head = (await git(["rev-parse", "HEAD"], { cwd: repo })).stdout.trim();
+    if (!run.branch.startsWith("forge/"))
+      throw new Error(`refusing to push a non-forge branch: ${run.branch}`);
+    await git(["push", "--quiet", "origin", `HEAD:refs/heads/${run.branch}`], { cwd: repo });
+    events.push({ type: "run.output", data: { path, pushed: true, branch: run.branch, head } });
+    return { runOutputPath: path, branch: run.branch, headSha: head, events };
+  }
+
+  return { runStep, finishRun };
+}
+
+function constraintsFor(role: Role, readOnly: boolean): string[] {
+  const c = [
+    "Do not try to push: the runner pushes. Secret files (.env and filled variants, keys, credentials) are closed to you.",
+  ];
+  if (readOnly)
+    c.push(
+      "You may not change any file: forgechain snapshots the tree and FAILs a step that wrote.",
+    );
+  if (role === "builder")
+    c.push("Implement the plan, run the tests, and give their output and exit codes as evidence.");
+  return c;
+}
+
+function feedbackFor(
+  role: Role,
+  attempt: number,
+  disposition: WorkerFeedback["disposition"],
+  summary: string,
+  request?: WorkerFeedback["request"],
+): WorkerFeedback {
+  const fb: WorkerFeedback = {
+    id: `${role}-attempt-${attempt}`,
+    role,
+    task: role,
+    attempt,
+    disposition,
+    summary: summary || "(no summary)",
+    evidence: [],
+  };
+  if (request && (disposition === "clarification" || disposition === "blocked"))
+    fb.request = request;
+  return fb;
+}
+
+function readRequest(output: unknown): WorkerFeedback["request"] | null {
+  if (!output || typeof output !== "object") return null;
+  const r = (output as { request?: unknown }).request;
+  if (!r || typeof r !== "object") return null;
+  const { id, kind, question, context, choices } = r as Record<string, unknown>;
+  if (
+    typeof id !== "string" ||
+    typeof kind !== "string" ||
+    typeof question !== "string" ||
+    typeof context !== "string"
+  )
+    return null;
+  return {
+    id,
+    kind,
+    question,
+    context,
+    ...(Array.isArray(choices) ? { choices: choices.map(String) } : {}),
+  };
+}
