@@ -1,7 +1,7 @@
 // The chain engine (domain): starts runs, drives them step by step through the StepRunner port,
 // pauses on worker questions and continues after a restart. It imports no adapter; storage and
 // execution come in through JournalStore and StepRunner (src/chain/ports.ts).
-import { CHAINS, type ChainKind, isChainKind } from "../roles/role-names.js";
+import type { ChainKind } from "../roles/role-names.js";
 import { createDriver, type DriveHandle } from "./drive.js";
 import {
   InvalidInputError,
@@ -15,6 +15,7 @@ import {
 } from "./errors.js";
 import { isValidId } from "./feedback.js";
 import { failDecision } from "./judge.js";
+import { newRun } from "./new-run.js";
 import type {
   ChainObserver,
   Clock,
@@ -25,7 +26,6 @@ import type {
   StoredRequest,
 } from "./ports.js";
 import { Slots } from "./slots.js";
-import { freezeSnapshot } from "./snapshot.js";
 import {
   type HumanResponse,
   type RepoRef,
@@ -90,8 +90,6 @@ export interface ChainEngine {
   idle(): Promise<void>;
 }
 
-const MAX_TITLE = 1024;
-const MAX_BODY = 256 * 1024;
 const MAX_ANSWER = 20_000;
 
 export function createChainEngine(deps: ChainEngineDeps): ChainEngine {
@@ -138,64 +136,12 @@ export function createChainEngine(deps: ChainEngineDeps): ChainEngine {
 
   return {
     async startRun(input) {
-      if (!isChainKind(input.chain))
-        throw new InvalidInputError(`unknown chain ${String(input.chain)}`);
-      const budget = input.requestBudget;
-      if (!Number.isInteger(budget) || budget < 1 || budget > 3) {
-        throw new InvalidInputError("requestBudget must be an integer from 1 to 3");
-      }
-      checkTask(input.task);
-      if (!input.repo || typeof input.repo.remote !== "string" || input.repo.remote === "") {
-        throw new InvalidInputError("repo.remote is required");
-      }
-      if (typeof input.repo.baseRef !== "string" || input.repo.baseRef === "") {
-        throw new InvalidInputError("repo.baseRef is required");
-      }
-      const snapshot = freezeSnapshot(input.snapshotContent);
-      const id = ids.newId();
-      if (!isValidId(id)) throw new InvalidInputError(`id source produced an unusable id ${id}`);
-      const at = now();
-      const run: RunRecord = {
-        id,
-        chain: input.chain,
-        state: "queued",
-        task: { ...input.task },
-        repo: { ...input.repo },
-        baseSha: null,
-        branch: null,
-        snapshot,
-        requestBudget: budget,
-        createdAt: at,
-        updatedAt: at,
-      };
-      const roles = CHAINS[input.chain];
-      const steps: StepRecord[] = roles.map((role, index) => ({
-        runId: id,
-        index,
-        role,
-        state: "queued",
-        attempt: 0,
-        decision: null,
-        output: null,
-        startedAt: null,
-        finishedAt: null,
-      }));
-      await store.createRun(run, steps, [
-        {
-          type: "run.created",
-          data: {
-            chain: input.chain,
-            roles: [...roles],
-            snapshotDigest: snapshot.digest,
-            requestBudget: budget,
-            repo: { ...input.repo },
-            task: { title: input.task.title, number: input.task.number ?? null },
-          },
-        },
-      ]);
+      const { run, steps, created } = newRun(input, ids.newId(), now());
+      const id = run.id;
+      await store.createRun(run, steps, [created]);
       const createdEvents = await store.events(id);
       driver.observe(() => deps.observer?.events?.(id, createdEvents));
-      logger.info({ runId: id, chain: input.chain, digest: snapshot.digest }, "run created");
+      logger.info({ runId: id, chain: run.chain, digest: run.snapshot.digest }, "run created");
       return run;
     },
 
@@ -343,16 +289,4 @@ export function createChainEngine(deps: ChainEngineDeps): ChainEngine {
       }
     },
   };
-}
-
-function checkTask(task: TaskInput): void {
-  if (!task || typeof task.title !== "string" || task.title.trim() === "") {
-    throw new InvalidInputError("task.title is required");
-  }
-  if (typeof task.body !== "string") throw new InvalidInputError("task.body must be a string");
-  // Untrusted text (SPEC §11) is size-limited before it is journaled or prompted.
-  if (task.title.length > MAX_TITLE)
-    throw new InvalidInputError(`task.title exceeds ${MAX_TITLE} characters`);
-  if (task.body.length > MAX_BODY)
-    throw new InvalidInputError(`task.body exceeds ${MAX_BODY} characters`);
 }

@@ -19,8 +19,6 @@ import { type Migration, migrate } from "./migrations.js";
 import {
   type EventRow,
   eventFromRow,
-  type ProofRow,
-  proofFromRow,
   type RequestRow,
   type ResponseRow,
   type RunRow,
@@ -31,6 +29,7 @@ import {
   stepFromRow,
   toJson,
 } from "./rows.js";
+import * as side from "./side-tables.js";
 
 export interface OpenJournalOptions {
   clock?: Clock;
@@ -316,44 +315,19 @@ export class SqliteJournal implements JournalStore {
   }
 
   async consumeNonce(nonce: string, expiresAt: string): Promise<boolean> {
-    return this.write(() => {
-      const info = this.stmt(
-        "INSERT OR IGNORE INTO seal_nonces (nonce, expires_at, consumed_at) VALUES (?, ?, ?)",
-      ).run(nonce, expiresAt, this.now());
-      return info.changes === 1;
-    });
+    return this.write(() => side.consumeNonce(this.db, nonce, expiresAt, this.now()));
   }
 
   async markDelivery(deliveryId: string): Promise<boolean> {
-    return this.write(() => {
-      const info = this.stmt("INSERT OR IGNORE INTO deliveries (id, seen_at) VALUES (?, ?)").run(
-        deliveryId,
-        this.now(),
-      );
-      return info.changes === 1;
-    });
+    return this.write(() => side.markDelivery(this.db, deliveryId, this.now()));
   }
 
   async saveProof(proof: BoxProof): Promise<void> {
-    this.write(() => {
-      this.stmt(
-        `INSERT INTO box_proofs (box_key, facts_json, ok, checks_json, proved_at)
-           VALUES (?, ?, ?, ?, ?)`,
-      ).run(
-        proof.boxKey,
-        JSON.stringify(proof.facts),
-        proof.ok ? 1 : 0,
-        JSON.stringify(proof.checks),
-        proof.provedAt,
-      );
-    });
+    this.write(() => side.saveProof(this.db, proof));
   }
 
   async latestProof(boxKey: string): Promise<BoxProof | null> {
-    const row = this.stmt(
-      "SELECT * FROM box_proofs WHERE box_key = ? ORDER BY id DESC LIMIT 1",
-    ).get(boxKey) as ProofRow | undefined;
-    return row ? proofFromRow(row) : null;
+    return side.latestProof(this.db, boxKey);
   }
 
   /** The connection's durability settings, as SQLite reports them. */
