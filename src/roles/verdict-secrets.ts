@@ -53,17 +53,22 @@ export async function diffSecretReasons(diff: string | undefined): Promise<strin
     const lineStart = redacted.lastIndexOf("\n", at) + 1;
     const lineEnd = redacted.indexOf("\n", at);
     const line = redacted.slice(lineStart, lineEnd === -1 ? undefined : lineEnd);
-    const header = redacted.lastIndexOf("\n+++ ", at);
-    const file =
-      header === -1
-        ? ""
-        : redacted.slice(header + 5, redacted.indexOf("\n", header + 1)).replace(/^b\//, "");
+    const file = diffFileAt(redacted, lineStart);
     const rule = match[0].slice("[REDACTED:".length, -1);
     reasons.push(
       `secret in the diff${file ? ` in ${clip(file, 200)}` : ""} (${rule}): ${around(line, at - lineStart, match[0].length)}`,
     );
   }
   return cap(reasons);
+}
+
+/** The file of the `+++ b/<path>` header above `lineStart`, or "" before any header. */
+function diffFileAt(diff: string, lineStart: number): string {
+  const found = diff.lastIndexOf("\n+++ ", lineStart - 1);
+  const header = found === -1 ? (diff.startsWith("+++ ") ? 0 : -1) : found + 1;
+  if (header === -1) return "";
+  const end = diff.indexOf("\n", header);
+  return diff.slice(header + 4, end === -1 ? undefined : end).replace(/^b\//, "");
 }
 
 /** Context around every marker of an already redacted text, JSON-quoted (newlines visible). */

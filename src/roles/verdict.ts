@@ -2,7 +2,7 @@ import { type DeepSecretFinding, redactDeep, redactSecrets } from "../secrets/in
 import type { Decision } from "./decision.js";
 import { type OutputValidator, outputValidator } from "./output-schema.js";
 import type { Role } from "./role-names.js";
-import { isRecord, unwrapOutput } from "./verdict-envelope.js";
+import { isRecord, type Unwrapped, unwrapOutput } from "./verdict-envelope.js";
 import { parseOutputText } from "./verdict-parse.js";
 import { diffSecretReasons, outputSecretReasons, textSecretReasons } from "./verdict-secrets.js";
 
@@ -80,7 +80,7 @@ export async function decideVerdict(
   if (role === "security") {
     const secretReasons = [
       ...outputSecretReasons(outputSecrets, output),
-      ...(await textSecretReasons("the run's result text", unwrapped.resultText)),
+      ...(await textSecretReasons("the run's result text", freeResultText(unwrapped))),
       ...(await diffSecretReasons(opts.diff)),
     ];
     if (secretReasons.length > 0) {
@@ -121,6 +121,20 @@ export async function decideVerdictFromText(
     };
   }
   return decideVerdict(role, parsed.value, opts);
+}
+
+/**
+ * The envelope's `result` text when it says something beyond the structured output. With
+ * --json-schema the CLI puts the structured output's JSON there too; scanning it again would
+ * only repeat every secret reason.
+ */
+function freeResultText(unwrapped: Unwrapped): string | undefined {
+  const text = unwrapped.resultText;
+  if (text === undefined || unwrapped.structured === undefined) return text;
+  const parsed = parseOutputText(text);
+  return parsed.ok && JSON.stringify(parsed.value) === JSON.stringify(unwrapped.structured)
+    ? undefined
+    : text;
 }
 
 function blockingLocations(output: unknown): string[] {
