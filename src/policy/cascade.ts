@@ -141,7 +141,10 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   }
   const floor = applyFloor(controls, {
     file,
-    position: repo.validate ? at(["validate"], "key") : { line: 1, column: 1 },
+    ...(input.repo
+      ? { position: repo.validate ? at(["validate"], "key") : { line: 1, column: 1 } }
+      : {}),
+    exists: Boolean(input.repo),
   });
   for (const name of floor.added)
     note(`validate.${name}`, "floor", {

@@ -29,7 +29,7 @@ export interface FloorResult {
  */
 export function applyFloor(
   controls: Record<string, ResolvedControl>,
-  where: { file: string; position?: Position },
+  where: { file: string; position?: Position; exists?: boolean },
 ): FloorResult {
   const out = { ...controls };
   const added: string[] = [];
@@ -44,11 +44,11 @@ export function applyFloor(
       code: "floor_missing_control",
       file: where.file,
       path: "validate.test",
-      ...(where.position ?? { line: 1, column: 1 }),
+      ...(where.position ?? {}),
       message:
         'no "test" control: the quality floor requires the controls test and security, and no layer (deployment, stack preset, repository, components) declares test',
       expected: "validate.test with a run: command",
-      fix: 'add to .github/forge.yml:  validate: { test: { run: "<your test command>" } }',
+      fix: `${where.exists === false ? "create" : "add to"} ${where.file}:  validate: { test: { run: "<your test command>" } }`,
     });
   }
   return { controls: out, added, issues };

@@ -11,6 +11,11 @@ export { canonicalJson, contentDigest, sha256Hex } from "./canonical-json.js";
 export { type ResolveInput, resolveConfig } from "./cascade.js";
 export { forgeConfigJsonSchema, forgeConfigJsonSchemaText } from "./config-json-schema.js";
 export {
+  type ConfigReportSource,
+  formatResolvedConfig,
+  resolvedConfigJson,
+} from "./config-report.js";
+export {
   type ConfigSource,
   type GitRunner,
   readConfigSource,
@@ -81,6 +86,7 @@ export {
   RoleDocumentSchema,
 } from "./registry.js";
 export { defaultRoleDocument, handbookRolePath } from "./registry-default.js";
+export { loadRepoPolicy, type RepoPolicy, type RepoPolicyDeps } from "./repo-policy.js";
 export type {
   Origin,
   ResolvedComponent,

@@ -80,10 +80,20 @@ export function readShell(text: string, depth = 0): ShellReading {
   }
   let current: string[] = [];
   const flush = () => {
+    const raw = current;
     const words = normalise(current);
     current = [];
     if (words.length === 0) return;
     commands.push(words);
+    // A wrapper's options may take values we do not know (`sudo -u x git push`): read every
+    // later word as a possible start of the wrapped command. More matches, never fewer.
+    const head = raw.findIndex((w) => WRAPPERS.has(basename(w)));
+    if (head >= 0) {
+      for (let i = head + 1; i < Math.min(raw.length, head + 12); i++) {
+        const suffix = normalise(raw.slice(i));
+        if (suffix.length > 0) commands.push(suffix);
+      }
+    }
     // `sh -c '<script>'`, `eval <script>`: the argument is itself a command line.
     const script = shellScript(words);
     if (script !== undefined) {

@@ -7,18 +7,12 @@ import {
   formatResolvedConfig,
   resolvedConfigJson,
 } from "../../policy/config-report.js";
-import {
-  type ConfigSource,
-  type GitRunner,
-  readConfigSource,
-  resolveFromSource,
-} from "../../policy/config-source.js";
+import { type ConfigSource, type GitRunner, readConfigSource } from "../../policy/config-source.js";
 import { ExplainError, explain, formatExplanation } from "../../policy/explain.js";
 import { FORGE_CONFIG_PATH } from "../../policy/forge-config-schema.js";
 import { ConfigError, type ConfigIssue, formatIssue } from "../../policy/issues.js";
 import { loadProfiles } from "../../policy/profiles.js";
-import { freezeRegistry } from "../../policy/registry.js";
-import { defaultRoleDocument } from "../../policy/registry-default.js";
+import { loadRepoPolicy, type RepoPolicy } from "../../policy/repo-policy.js";
 import { installRoot } from "../install-root.js";
 import { UsageError } from "../usage-error.js";
 
@@ -75,13 +69,7 @@ export function registerConfig(program: Command): void {
 }
 
 type Loaded =
-  | {
-      ok: true;
-      source: ConfigSource;
-      config: ReturnType<typeof resolveFromSource>["config"];
-      registry: ReturnType<typeof freezeRegistry>;
-      warnings: ConfigIssue[];
-    }
+  | ({ ok: true } & RepoPolicy)
   | { ok: false; source: ConfigSource | null; issues: readonly ConfigIssue[] };
 
 async function load(options: ConfigOptions): Promise<Loaded> {
@@ -93,32 +81,15 @@ async function load(options: ConfigOptions): Promise<Loaded> {
     isDir = false;
   }
   if (!isDir) throw new UsageError(`--repo ${repoDir}: not a directory`);
-  let source: ConfigSource | null = null;
+  const git = gitIn(repoDir);
   try {
-    source = await readConfigSource(repoDir, gitIn(repoDir));
-    const { parsed, config } = resolveFromSource(source);
     const profiles = loadProfiles(join(installRoot(), "profiles"));
-    const registry = freezeRegistry(defaultRoleDocument(profiles), config.roleOverrides, {
-      handbook: config.handbook?.value ?? null,
-      requestBudget: config.budgets.requestBudget.value,
-    });
-    const warnings: ConfigIssue[] = [
-      ...config.notices,
-      ...registry.notices.map((notice) => ({
-        severity: "warning" as const,
-        code: "role_override_ignored",
-        file: FORGE_CONFIG_PATH,
-        path: ["roles", ...notice.path].join("."),
-        ...(parsed?.locate(
-          notice.layer < 0 ? ["budgets", "request_budget"] : ["roles", ...notice.path],
-        ) ?? { line: 1, column: 1 }),
-        message: notice.message,
-      })),
-    ];
-    return { ok: true, source, config, registry, warnings };
+    return { ok: true, ...(await loadRepoPolicy(repoDir, { git, profiles })) };
   } catch (error) {
-    if (error instanceof ConfigError) return { ok: false, source, issues: error.issues };
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    // Say where the config was read from even when it is refused.
+    const source = await readConfigSource(repoDir, git).catch(() => null);
+    return { ok: false, source, issues: error.issues };
   }
 }
 
