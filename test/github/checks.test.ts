@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { GitHubError } from "../../src/github/errors.js";
 import type { Finding } from "../../src/github/port.js";
 import type { Decision } from "../../src/roles/decision.js";
-import { checkRun, checkRunList, HEAD, OWNER, REPO, useFakeGitHub } from "./github-fakes.js";
+import {
+  checkRun,
+  checkRunList,
+  HEAD,
+  OWNER,
+  REPO,
+  SHORT_TIMEOUT_MS,
+  useFakeGitHub,
+} from "./github-fakes.js";
 
 const setup = useFakeGitHub();
 const repo = { owner: OWNER, repo: REPO };
@@ -40,7 +48,8 @@ describe("createRoleCheck", () => {
   });
 
   it("after a create that timed out, finds the check run by external_id instead of creating another", async () => {
-    const { gh, port } = setup();
+    const { gh, newPort } = setup();
+    const port = newPort({ timeoutMs: SHORT_TIMEOUT_MS });
     gh.on("POST", checksPath, { hang: true });
     gh.on("GET", `/repos/${OWNER}/${REPO}/commits/${HEAD}/check-runs`, {
       status: 200,

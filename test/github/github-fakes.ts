@@ -37,11 +37,11 @@ export function comment(
   return { ...base, id, body, user: { ...(base.user as Json), ...user } };
 }
 
+/** GitHub's own example carries a team without `type`, which its schema requires. */
 export function pull(over: Json = {}): Json {
-  return { ...openApiExample("POST", "/repos/{owner}/{repo}/pulls"), ...over };
+  return { ...openApiExample("POST", "/repos/{owner}/{repo}/pulls"), requested_teams: [], ...over };
 }
 
-/** The list example carries a team without `type`, which its own schema requires. */
 export function pullListItem(over: Json = {}): Json {
   const example = (
     openApiExample("GET", "/repos/{owner}/{repo}/pulls") as unknown as Json[]
@@ -76,6 +76,9 @@ export function permission(permission: string, roleName: string | undefined): Js
   return body;
 }
 
+/** For the cases that wait for the client timeout on a hanging request. */
+export const SHORT_TIMEOUT_MS = 1500;
+
 export const notFound = {
   status: 404,
   body: { message: "Not Found", documentation_url: "https://docs.github.com/rest" },
@@ -100,7 +103,9 @@ export function useFakeGitHub() {
     const newPort = (more: Partial<GitHubPortOptions> = {}) =>
       createGitHubPort({
         octokit,
-        timeoutMs: 1000,
+        // Generous: a loaded CI machine must never turn an ordinary answer into a timeout.
+        // The timeout cases pass their own short timeout to newPort().
+        timeoutMs: 30_000,
         botLogin: BOT,
         now: () => new Date("2026-12-02T12:00:00Z"),
         ...more,
