@@ -1,3 +1,41 @@
-// Placeholder until the guard lands: deny everything (fail closed), exit 2.
-process.stderr.write("forge guard is not built yet, denying\n");
-process.exit(2);
+// `forge guard --role <role>`: the PreToolUse hook, bundled on its own (dist/guard.js) so it
+// starts close to bare `node`. It imports only the guard and node built-ins eagerly;
+// tree-sitter loads lazily, and only for Bash commands that are not plain word lists.
+import { lstatSync } from "node:fs";
+import { lazyBashParser } from "../guard/bash-parser.js";
+import { installSafetyNet, watchdogMs } from "../guard/fail-closed.js";
+import { realDirReader } from "../guard/glob-expand.js";
+import { MAX_STDIN_BYTES, readAll, runGuard, WATCHDOG_MS } from "../guard/hook-io.js";
+
+const net = installSafetyNet(watchdogMs(process.env, WATCHDOG_MS));
+
+// Test-only ways to reach the safety net (they can only cause a denial).
+if (process.env.FORGE_GUARD_TEST_THROW === "uncaught") {
+  setImmediate(() => {
+    throw new Error("test-only uncaught exception");
+  });
+} else if (process.env.FORGE_GUARD_TEST_THROW === "rejection") {
+  void Promise.reject(new Error("test-only unhandled rejection"));
+}
+
+const code = await runGuard(
+  process.argv.slice(3),
+  {
+    readStdin: () => readAll(process.stdin, MAX_STDIN_BYTES),
+    writeStdout: (text) =>
+      new Promise((resolve, reject) =>
+        process.stdout.write(text, (error) => (error ? reject(error) : resolve())),
+      ),
+    writeStderr: (text) => {
+      process.stderr.write(text);
+    },
+    env: process.env,
+  },
+  {
+    parser: lazyBashParser(),
+    lstat: lstatSync,
+    dirs: realDirReader,
+    env: { CLAUDE_PROJECT_DIR: process.env.CLAUDE_PROJECT_DIR, HOME: process.env.HOME },
+  },
+);
+net.finish(code);

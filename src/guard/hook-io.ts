@@ -1,0 +1,79 @@
+// The hook's process contract with Claude Code:
+// - deny → the JSON below on stdout, exit 0;
+// - no decision → nothing on stdout, exit 0 (never "allow");
+// - any error → reason on stderr, exit 2 (Claude Code denies on 2; exit 1, a crash or a
+//   timeout would ALLOW the call, so no path may end that way).
+import { isRole, ROLES, type Role } from "../roles/role-names.js";
+import { decideToolCall, type GuardDeps } from "./decide.js";
+import { parseHookInput } from "./hook-input.js";
+
+/** Bigger stdin is refused: Claude Code's hook input is a few KB. */
+export const MAX_STDIN_BYTES = 4 * 1024 * 1024;
+/** If no decision is out by then, deny (the hook timeout would allow). */
+export const WATCHDOG_MS = 5_000;
+
+export class GuardUsageError extends Error {}
+
+export interface GuardIo {
+  readStdin(): Promise<string>;
+  writeStdout(text: string): Promise<void>;
+  writeStderr(text: string): void;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export function denyJson(reason: string): string {
+  return `${JSON.stringify({
+    hookSpecificOutput: {
+      hookEventName: "PreToolUse",
+      permissionDecision: "deny",
+      permissionDecisionReason: reason,
+    },
+  })}\n`;
+}
+
+/** `--role <role>` or `--role=<role>`, nothing else. */
+export function parseGuardArgs(argv: readonly string[]): Role {
+  const usage = `usage: forge guard --role <${ROLES.join("|")}>`;
+  let value: string | undefined;
+  if (argv.length === 2 && argv[0] === "--role") value = argv[1];
+  else if (argv.length === 1 && argv[0]?.startsWith("--role=")) value = argv[0].slice(7);
+  else throw new GuardUsageError(usage);
+  if (!isRole(value)) throw new GuardUsageError(`unknown role ${JSON.stringify(value)}; ${usage}`);
+  return value;
+}
+
+/** Reads stdin as UTF-8, refusing more than `limit` bytes. */
+export async function readAll(
+  stream: AsyncIterable<Buffer | string>,
+  limit: number,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    size += buf.length;
+    if (size > limit) throw new Error(`stdin is larger than ${limit} bytes`);
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** One hook run; resolves to the exit code (0 or 2). Never rejects. */
+export async function runGuard(
+  argv: readonly string[],
+  io: GuardIo,
+  deps: GuardDeps,
+): Promise<0 | 2> {
+  try {
+    const role = parseGuardArgs(argv);
+    const input = parseHookInput(await io.readStdin());
+    if (io.env.FORGE_GUARD_TEST_THROW === "sync") throw new Error("test-only failure");
+    const decision = await decideToolCall(input, role, deps);
+    if (decision) await io.writeStdout(denyJson(decision.deny));
+    return 0;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    io.writeStderr(`forge guard: ${message}; denying\n`);
+    return 2;
+  }
+}
