@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runMarker } from "../../src/github/comments.js";
 import { memoryCommentIds } from "../../src/github/context.js";
 import { GitHubError } from "../../src/github/errors.js";
-import { comment, OWNER, REPO, SHORT_TIMEOUT_MS, useFakeGitHub } from "./github-fakes.js";
+import { comment, OWNER, REPO, SHORT_TIMEOUT_MS, sentBody, useFakeGitHub } from "./github-fakes.js";
 
 const setup = useFakeGitHub();
 const repo = { owner: OWNER, repo: REPO };
@@ -172,7 +172,7 @@ describe("upsertRunComment", () => {
     gh.on("GET", list, { status: 200, body: [] });
     gh.on("POST", list, { status: 201, body: comment(105, "x") });
     await port.upsertRunComment({ ...upsert, body: "x".repeat(100_000) });
-    const sent = (gh.requests[1]?.body as { body: string }).body;
+    const sent = sentBody<{ body: string }>(gh, 1).body;
     expect(sent.startsWith(`${marker}\n`)).toBe(true);
     expect(Buffer.byteLength(sent)).toBeLessThanOrEqual(65_536);
     expect(sent).toMatch(/forgechain: comment truncated/);

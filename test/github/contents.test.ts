@@ -6,6 +6,7 @@ import {
   OWNER,
   REPO,
   SHORT_TIMEOUT_MS,
+  sentBody,
   useFakeGitHub,
 } from "./github-fakes.js";
 
@@ -43,7 +44,7 @@ describe("commitRunOutput", () => {
     gh.on("PUT", contents, { status: 200, body: fileCommit("c1") });
     gh.on("GET", contents, { status: 200, body: fileContent(path, input.content, "sha-new") });
     expect(await port.commitRunOutput(input)).toEqual({ commitSha: "c1", changed: true });
-    expect((gh.requests[1]?.body as { sha: string }).sha).toBe("sha-old");
+    expect(sentBody<{ sha: string }>(gh, 1).sha).toBe("sha-old");
     expect(await port.commitRunOutput(input)).toEqual({ commitSha: null, changed: false });
     expect(gh.requests).toHaveLength(3);
   });
@@ -55,7 +56,7 @@ describe("commitRunOutput", () => {
     gh.on("GET", contents, { status: 200, body: fileContent(path, "older", "sha-2") });
     gh.on("PUT", contents, { status: 200, body: fileCommit("c2") });
     expect(await port.commitRunOutput(input)).toEqual({ commitSha: "c2", changed: true });
-    expect((gh.requests[3]?.body as { sha: string }).sha).toBe("sha-2");
+    expect(sentBody<{ sha: string }>(gh, 3).sha).toBe("sha-2");
   });
 
   it("a write that timed out but landed is not repeated", async () => {

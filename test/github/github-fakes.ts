@@ -76,6 +76,13 @@ export function permission(permission: string, roleName: string | undefined): Js
   return body;
 }
 
+/** The JSON body of the index-th recorded request (fails the test when there is none). */
+export function sentBody<T = Record<string, unknown>>(gh: GitHubMock, index: number): T {
+  const request = gh.requests[index];
+  if (!request) throw new Error(`no request #${index}; saw: ${gh.lines().join(", ")}`);
+  return request.body as T;
+}
+
 /** For the cases that wait for the client timeout on a hanging request. */
 export const SHORT_TIMEOUT_MS = 1500;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GitHubError } from "../../src/github/errors.js";
-import { OWNER, pull, pullListItem, REPO, useFakeGitHub } from "./github-fakes.js";
+import { OWNER, pull, pullListItem, REPO, sentBody, useFakeGitHub } from "./github-fakes.js";
 
 const setup = useFakeGitHub();
 const repo = { owner: OWNER, repo: REPO };
@@ -90,7 +90,7 @@ describe("openDraftPullRequest", () => {
       draft: false,
       created: true,
     });
-    expect((gh.requests[2]?.body as { draft: boolean }).draft).toBe(false);
+    expect(sentBody<{ draft: boolean }>(gh, 2).draft).toBe(false);
   });
 });
 
@@ -114,7 +114,7 @@ describe("disableAutoMerge", () => {
         fields: ["disablePullRequestAutoMerge"],
       },
     });
-    expect((gh.requests[0]?.body as { variables: unknown }).variables).toEqual({ id: "PR_42" });
+    expect(sentBody<{ variables: unknown }>(gh, 0).variables).toEqual({ id: "PR_42" });
   });
 
   it("an error when auto-merge was not on is fine once the PR shows it off; still on is a failure", async () => {
