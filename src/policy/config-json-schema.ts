@@ -1,10 +1,6 @@
 import * as z from "zod";
 import { ForgeConfigSchema } from "./forge-config-schema.js";
 
-/** Where schemas/forge-config.json is published (for editors: yaml-language-server $schema). */
-export const FORGE_CONFIG_SCHEMA_ID =
-  "https://github.com/forgechain/forgechain/blob/main/schemas/forge-config.json";
-
 /**
  * The JSON Schema of .github/forge.yml, generated from the zod schema the runtime uses, so
  * the two cannot drift (a test compares it with the committed schemas/forge-config.json).
@@ -16,7 +12,8 @@ export function forgeConfigJsonSchema(): Record<string, unknown> {
     target: "draft-2020-12",
     unrepresentable: "any",
   });
-  return { ...schema, $id: FORGE_CONFIG_SCHEMA_ID, title: "forgechain .github/forge.yml" };
+  // No $id: editors point at the file (`# yaml-language-server: $schema=<path or URL>`).
+  return { ...schema, title: "forgechain .github/forge.yml" };
 }
 
 /** The committed file's exact text. */

@@ -68,7 +68,7 @@ export async function readConfigSource(repoDir: string, git: GitRunner): Promise
     .filter(Boolean);
   const entry =
     (await run(["ls-tree", "-z", ref, "--", FORGE_CONFIG_PATH])).stdout.split("\0")[0] ?? "";
-  const note = `read from ${ref}, ${which}`;
+  const note = `read from ${ref}, ${which}; uncommitted and unmerged changes do not count`;
   if (entry === "") return { from: "git", ref, text: null, rootFiles, note };
   const [mode, type, sha] = entry.split(/[ \t]/);
   if (type !== "blob" || (mode !== "100644" && mode !== "100755") || !sha) {

@@ -95,8 +95,10 @@ export type {
   Sourced,
 } from "./resolved-config.js";
 export {
+  enforceRoleGate,
   matchDisallowed,
   ROLE_GATE_VIOLATION,
+  type RoleGateDecision,
   type RoleGateViolationCode,
   roleGateViolationEntry,
 } from "./role-gate.js";

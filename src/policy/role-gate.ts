@@ -1,6 +1,7 @@
 import { isAbsolute, posix, relative } from "node:path";
 import picomatch from "picomatch";
 import { contentDigest } from "./canonical-json.js";
+import { appendLedger } from "./ledger.js";
 import type { Profile } from "./profile-schema.js";
 import { readShell } from "./shell-segments.js";
 
@@ -186,5 +187,56 @@ export function roleGateViolationEntry(args: {
     pattern: args.pattern,
     ...(target !== undefined ? { target } : {}),
     input_sha256: contentDigest(args.input ?? null),
+  };
+}
+
+export type RoleGateDecision =
+  | { denied: false }
+  | {
+      denied: true;
+      code: RoleGateViolationCode;
+      pattern: string;
+      reason: string;
+      ledgerHead: string;
+    };
+
+/**
+ * The whole role gate for one tool call (R7.3): match the profile's disallowed_tools; on a
+ * match append the violation to the hash-chained ledger and return the refusal. The caller
+ * (the PreToolUse guard) denies the call and the runner ends the step with
+ * ROLE_GATE_VIOLATION. If the ledger cannot be written this throws — the guard must then
+ * deny anyway (fail-closed).
+ */
+export function enforceRoleGate(args: {
+  profile: Pick<Profile, "role" | "disallowed_tools">;
+  tool: string;
+  input: unknown;
+  ledgerFile: string;
+  runId?: string;
+  cwd?: string;
+  now?: () => Date;
+}): RoleGateDecision {
+  const pattern = matchDisallowed(
+    args.profile,
+    args.tool,
+    args.input,
+    args.cwd ? { cwd: args.cwd } : {},
+  );
+  if (pattern === null) return { denied: false };
+  const entry = roleGateViolationEntry({
+    role: args.profile.role,
+    tool: args.tool,
+    input: args.input,
+    pattern,
+    at: (args.now ?? (() => new Date()))(),
+    ...(args.runId ? { runId: args.runId } : {}),
+  });
+  const ledgerHead = appendLedger(args.ledgerFile, entry);
+  return {
+    denied: true,
+    code: ROLE_GATE_VIOLATION,
+    pattern,
+    reason: `${ROLE_GATE_VIOLATION}: the ${args.profile.role} profile denies ${pattern}`,
+    ledgerHead,
   };
 }

@@ -213,19 +213,13 @@ function unwrap(schema: z.ZodType): z.ZodType {
 }
 
 function describedAt(schema: z.ZodType, path: readonly PropertyKey[]): string | undefined {
-  let current: z.ZodType | undefined = schema;
-  let description: string | undefined;
-  // The description may sit on the optional wrapper or on the inner type; take the innermost.
-  const at = schemaAt(schema, path);
-  description = at?.description;
-  if (!description && path.length > 0) {
-    const parent = schemaAt(schema, path.slice(0, -1));
-    if (parent instanceof z.ZodObject) {
-      current = (parent.shape as Record<string, z.ZodType>)[String(path[path.length - 1])];
-      description = current?.description;
-    }
-  }
-  return description;
+  // The description sits on the inner type or on its optional wrapper: try both.
+  const inner = schemaAt(schema, path)?.description;
+  if (inner || path.length === 0) return inner;
+  const parent = schemaAt(schema, path.slice(0, -1));
+  return parent instanceof z.ZodObject
+    ? (parent.shape as Record<string, z.ZodType>)[String(path[path.length - 1])]?.description
+    : undefined;
 }
 
 function describedKeyAt(schema: z.ZodType, path: readonly PropertyKey[]): string | undefined {

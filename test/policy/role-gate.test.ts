@@ -1,11 +1,15 @@
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ledgerHead, verifyLedger } from "../../src/policy/ledger.js";
 import { loadProfiles } from "../../src/policy/profiles.js";
 import {
+  enforceRoleGate,
   matchDisallowed,
   ROLE_GATE_VIOLATION,
   roleGateViolationEntry,
 } from "../../src/policy/role-gate.js";
 import { readShell } from "../../src/policy/shell-segments.js";
+import { tempDir } from "./helpers.js";
 
 const seedProfile = {
   disallowed_tools: [
@@ -175,6 +179,36 @@ describe("role gate ledger entry", () => {
     });
     expect(JSON.stringify(entry)).not.toContain(token);
     expect(entry.input_sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe("enforceRoleGate", () => {
+  it("a denied call is refused, ledgered and carries ROLE_GATE_VIOLATION; an allowed one leaves no trace", () => {
+    const { dir, cleanup } = tempDir("forge-gate-");
+    try {
+      const ledgerFile = join(dir, "ledger.jsonl");
+      const profile = { role: "reviewer" as const, disallowed_tools: ["Bash(git push:*)"] };
+      expect(
+        enforceRoleGate({ profile, tool: "Bash", input: { command: "git log" }, ledgerFile }),
+      ).toEqual({ denied: false });
+      expect(verifyLedger(ledgerFile)).toMatchObject({ ok: true, lines: 0 });
+      const decision = enforceRoleGate({
+        profile,
+        tool: "Bash",
+        input: { command: "cd x && git push" },
+        ledgerFile,
+        runId: "r1",
+      });
+      expect(decision).toMatchObject({
+        denied: true,
+        code: ROLE_GATE_VIOLATION,
+        pattern: "Bash(git push:*)",
+      });
+      expect(verifyLedger(ledgerFile)).toMatchObject({ ok: true, lines: 1 });
+      expect(decision.denied && decision.ledgerHead).toBe(ledgerHead(ledgerFile));
+    } finally {
+      cleanup();
+    }
   });
 });
 
