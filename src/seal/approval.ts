@@ -10,12 +10,3 @@ export function verdictsDigest(decisions: readonly Pick<Decision, "role" | "verd
   const canonical = JSON.stringify(decisions.map((d) => [d.role, d.verdict]));
   return createHash("sha256").update(canonical, "utf8").digest("hex");
 }
-
-/** The exact fields an `/forge approve` seal covers. */
-export function approvalFields(input: {
-  actor: string;
-  headSha: string;
-  verdictsDigest: string;
-}): Record<string, string> {
-  return { actor: input.actor, head_sha: input.headSha, verdicts_digest: input.verdictsDigest };
-}
