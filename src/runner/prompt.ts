@@ -36,7 +36,14 @@ export interface PromptParts {
 }
 
 export function buildPrompt(p: PromptParts): string {
-  const out: string[] = [p.roleDefinition.trim(), "", FENCE_PREAMBLE];
+  // The first line names the step; it also lets a scripted model tell the roles apart.
+  const out: string[] = [
+    `forgechain step: ${p.role}`,
+    "",
+    p.roleDefinition.trim(),
+    "",
+    FENCE_PREAMBLE,
+  ];
   if (p.readOnlySentences) out.push("", p.readOnlySentences);
   out.push("", "## Ticket", fence(p.task.title, { label: "ticket-title", maxBytes: LIMITS.title }));
   out.push(fence(p.task.body, { label: "ticket-body", maxBytes: LIMITS.body }));

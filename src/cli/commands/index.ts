@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { registerBox } from "./box.js";
 import { registerCheckOutput } from "./check-output.js";
 import { registerConfig } from "./config.js";
+import { registerRun } from "./run.js";
 import { registerScanSecrets } from "./scan-secrets.js";
 import { registerSettings } from "./settings.js";
 import { registerStopVerify } from "./stop-verify.js";
@@ -18,4 +19,5 @@ export function registerCommands(program: Command): void {
   registerConfig(program);
   registerBox(program);
   registerScanSecrets(program);
+  registerRun(program);
 }

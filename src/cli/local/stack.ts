@@ -1,0 +1,85 @@
+// Composition root for local work (`forge run`, `forge demo`, `forge status`): the journal,
+// the policy of the repository, the provider, the local runner and the engine, wired with
+// their real implementations. Nothing here is a module singleton.
+import { join } from "node:path";
+import type { BoxKind } from "../../boxes/types.js";
+import { type ChainEngine, createChainEngine } from "../../chain/engine.js";
+import { randomIds } from "../../chain/ids.js";
+import type { ChainObserver, Logger } from "../../chain/ports.js";
+import { loadProfiles } from "../../policy/index.js";
+import type { RepoPolicy } from "../../policy/repo-policy.js";
+import { createProvider, resolveClaudeBinary } from "../../providers/index.js";
+import type { ProviderName } from "../../providers/types.js";
+import { createLocalRunner } from "../../runner/local-runner.js";
+import { openJournal, type SqliteJournal } from "../../store/sqlite-journal.js";
+import { journalPath } from "./forge-home.js";
+
+export interface LocalStackOptions {
+  root: string;
+  forgeHome: string;
+  env: Record<string, string | undefined>;
+  box: BoxKind;
+  ownWork: boolean;
+  provider: ProviderName;
+  policy: RepoPolicy | null;
+  loginFile?: string;
+  observer?: ChainObserver;
+  logger?: Logger;
+  stepTimeoutMs?: number;
+}
+
+export interface LocalStack {
+  engine: ChainEngine;
+  store: SqliteJournal;
+  close(): Promise<void>;
+}
+
+export const silentLogger: Logger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+};
+
+export function openStore(forgeHome: string): SqliteJournal {
+  return openJournal(journalPath(forgeHome));
+}
+
+export function openLocalStack(
+  opts: LocalStackOptions,
+  store = openStore(opts.forgeHome),
+): LocalStack {
+  const logger = opts.logger ?? silentLogger;
+  const provider = createProvider(opts.provider, {
+    ...(opts.provider === "claude" ? { binary: resolveClaudeBinary(opts.root) } : {}),
+  });
+  const runner = createLocalRunner({
+    forgeHome: opts.forgeHome,
+    installRoot: opts.root,
+    provider,
+    boxKind: opts.box,
+    ownWork: opts.ownWork,
+    hostEnv: opts.env,
+    profiles: loadProfiles(join(opts.root, "profiles")),
+    config: opts.policy?.config ?? null,
+    ...(opts.loginFile ? { claudeCredentialsFile: opts.loginFile } : {}),
+    ...(opts.stepTimeoutMs ? { stepTimeoutMs: opts.stepTimeoutMs } : {}),
+    logger,
+  });
+  const engine = createChainEngine({
+    store,
+    runner,
+    clock: { now: () => new Date() },
+    logger,
+    ids: randomIds(),
+    ...(opts.observer ? { observer: opts.observer } : {}),
+  });
+  return {
+    engine,
+    store,
+    close: async () => {
+      await engine.idle();
+      await store.close();
+    },
+  };
+}

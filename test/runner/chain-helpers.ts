@@ -1,0 +1,97 @@
+// Shared set-up for runner tests: a demo repo, a FORGE_HOME, the real claude binary behind a
+// scripted model server, and the local stack (real SQLite, real bwrap, real git).
+import { join } from "node:path";
+import { freezeSnapshot } from "../../src/chain/snapshot.js";
+import { installRoot } from "../../src/cli/install-root.js";
+import { gitRunnerIn } from "../../src/cli/local/git-runner.js";
+import { type LocalStack, openLocalStack } from "../../src/cli/local/stack.js";
+import { createDemoRepo } from "../../src/demo/demo-repo.js";
+import { loadProfiles } from "../../src/policy/index.js";
+import { loadRepoPolicy, type RepoPolicy } from "../../src/policy/repo-policy.js";
+import type { ChainKind } from "../../src/roles/role-names.js";
+import { buildSnapshotContent } from "../../src/runner/snapshot-content.js";
+import type { ModelServer } from "../../src/scripted-model/server.js";
+import { tempDir } from "../helpers/git-repo.js";
+
+export const root = installRoot();
+
+export interface ChainFixture {
+  dir: string;
+  repo: string;
+  forgeHome: string;
+  policy: RepoPolicy;
+  stack: LocalStack;
+  cleanup(): Promise<void>;
+}
+
+export function modelEnv(server: ModelServer): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: "sk-ant-forge-test-not-a-real-key",
+    // Tokens a careless runner would leak into the agent: they must never get there.
+    GITHUB_TOKEN: "ghs_forge_test_not_a_real_token",
+    GIT_PAT: "forge-test-not-a-real-pat",
+  };
+}
+
+export async function chainFixture(opts: {
+  server: ModelServer;
+  setupRepo?: (repo: string) => Promise<void> | void;
+  profilesDir?: string;
+  stepTimeoutMs?: number;
+}): Promise<ChainFixture> {
+  const t = tempDir("forge-chain-");
+  const repo = join(t.dir, "repo");
+  await createDemoRepo(root, repo);
+  await opts.setupRepo?.(repo);
+  const forgeHome = join(t.dir, "forge-home");
+  const policy = await loadRepoPolicy(repo, {
+    git: gitRunnerIn(repo),
+    profiles: loadProfiles(opts.profilesDir ?? join(root, "profiles")),
+  });
+  const { mkdirSync } = await import("node:fs");
+  mkdirSync(forgeHome, { recursive: true });
+  const stack = openLocalStack({
+    root,
+    forgeHome,
+    env: modelEnv(opts.server),
+    box: "bwrap",
+    ownWork: false,
+    provider: "claude",
+    policy,
+    ...(opts.stepTimeoutMs ? { stepTimeoutMs: opts.stepTimeoutMs } : {}),
+  });
+  return {
+    dir: t.dir,
+    repo,
+    forgeHome,
+    policy,
+    stack,
+    cleanup: async () => {
+      await stack.close();
+      t.cleanup();
+    },
+  };
+}
+
+export async function startChain(
+  f: ChainFixture,
+  chain: ChainKind = "change",
+  task = { title: "Add the exclamation mark", body: "greet.sh must print 'Hello, NAME!'." },
+) {
+  const snapshotContent = await buildSnapshotContent({
+    installRoot: root,
+    remote: f.repo,
+    ref: "main",
+    provider: { name: "claude", version: "test" },
+  });
+  freezeSnapshot(snapshotContent);
+  return f.stack.engine.startRun({
+    chain,
+    task,
+    repo: { remote: f.repo, baseRef: "main", ...(chain === "review" ? { headRef: "HEAD" } : {}) },
+    snapshotContent,
+    requestBudget: f.policy.config.budgets.requestBudget.value,
+  });
+}
