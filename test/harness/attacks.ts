@@ -11,8 +11,8 @@ import { bash, type Case, read } from "./cases.js";
 import type { Variant } from "./layers.js";
 
 /** What a guard reason must name for each kind of refusal (checked in guard-only runs). */
-export const PUSH_REASON = /push/i;
-export const SECRET_REASON = /secret|credential|\.env|\/proc|symlink|\.claude/i;
+export const PUSH_REASON = /forge guard: .*git push/;
+export const SECRET_REASON = /forge guard: .*(is a secret path \(rule: [a-z-]+\)|symlink)/;
 
 export function smugglingCases(role: Role): Case[] {
   return [
