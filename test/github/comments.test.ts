@@ -202,4 +202,21 @@ describe("postReply", () => {
     });
     expect(gh.requests).toHaveLength(2);
   });
+
+  it("a rate-limited post (not applied by GitHub) is retried by the throttling plugin", async () => {
+    const { gh, port } = setup();
+    gh.on("POST", list, {
+      status: 403,
+      body: { message: "API rate limit exceeded for installation ID 1." },
+      headers: {
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) - 5),
+      },
+    });
+    gh.on("POST", list, { status: 201, body: comment(201, "ok") });
+    expect(await port.postReply({ ...repo, issueNumber: 7, body: "ok" })).toEqual({
+      commentId: 201,
+    });
+    expect(gh.requests).toHaveLength(2);
+  });
 });

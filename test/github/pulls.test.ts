@@ -151,4 +151,19 @@ describe("disableAutoMerge", () => {
       ),
     ).toEqual(["DisableAutoMerge", "AutoMergeState", "DisableAutoMerge", "AutoMergeState"]);
   });
+
+  it("on GitHub Enterprise Server goes to /api/graphql", async () => {
+    const { gh, port } = setup({ baseUrl: "http://127.0.0.1:3999/api/v3" });
+    gh.on("POST", "/graphql", {
+      status: 200,
+      body: {
+        data: {
+          disablePullRequestAutoMerge: { pullRequest: { id: "PR_1", autoMergeRequest: null } },
+        },
+      },
+    });
+    await port.disableAutoMerge({ pullRequestNodeId: "PR_1" });
+    expect(gh.requests[0]?.path).toBe("/api/graphql");
+    expect(gh.requests[0]?.check.ok).toBe(true);
+  });
 });

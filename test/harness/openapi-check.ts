@@ -600,8 +600,8 @@ export function mockGitHub(options: MockGitHubOptions = {}): GitHubMock {
     on(method, route, response, onOptions = {}) {
       const matcher = routeMatcher(route);
       const interceptor = scope.intercept((uriPath: string) => {
-        const pathname = new URL(uriPath, base.origin).pathname;
-        return pathname.startsWith(prefix) && matcher(pathname.slice(prefix.length));
+        const relative = relativePath(new URL(uriPath, base.origin).pathname);
+        return relative !== null && matcher(relative);
       }, method.toUpperCase());
       interceptor.times(onOptions.times ?? 1);
       if (onOptions.optional) interceptor.optionally();
@@ -669,6 +669,13 @@ export function mockGitHub(options: MockGitHubOptions = {}): GitHubMock {
     },
   };
 
+  /** The path below the base URL; GHES serves GraphQL at /api/graphql, beside /api/v3. */
+  function relativePath(pathname: string): string | null {
+    if (prefix === "/api/v3" && pathname === "/api/graphql") return "/graphql";
+    if (!pathname.startsWith(prefix)) return null;
+    return pathname.slice(prefix.length);
+  }
+
   async function record(request: Request): Promise<RecordedRequest> {
     const url = new URL(request.url);
     const text = await request.text();
@@ -689,7 +696,7 @@ export function mockGitHub(options: MockGitHubOptions = {}): GitHubMock {
     const req = { method: request.method.toUpperCase(), path: url.pathname + url.search, body };
     const recorded: RecordedRequest = {
       ...req,
-      pathname: url.pathname.slice(prefix.length),
+      pathname: relativePath(url.pathname) ?? url.pathname,
       query,
       headers,
       check: checkRequest(req, checkOptions),
@@ -713,16 +720,15 @@ function routeMatcher(route: string | RegExp): (pathname: string) => boolean {
 }
 
 /**
- * An Octokit like the one Probot hands to handlers (`ProbotOctokit`: throttling and retry
- * plugins on), with an obviously fake token. Retries wait 1 ms instead of 1 s, and the
- * throttler's 1 s / 3 s spacing of writes is replaced by a pass-through — the plugin itself
- * stays active (rate-limit handling, the global limiter).
+ * Octokit options for tests, with throttling and retry plugins kept on: retries wait 1 ms
+ * instead of 1 s, rate-limit waits likewise, and the throttler's 1 s / 3 s spacing of writes is replaced by a
+ * pass-through — the plugin itself stays active (rate-limit handling, the global limiter).
+ * For Probot: `new Probot({ githubToken: "test", Octokit: ProbotOctokit.defaults(testOctokitOptions()) })`.
  */
-export function createTestOctokit(
-  options: { baseUrl?: string } = {},
-): InstanceType<typeof ProbotOctokit> {
+export function testOctokitOptions(): { retry: { retryAfterBaseValue: number }; throttle: never } {
   const passThrough = {
     key: () => ({
+      // Called as schedule(jobOptions, fn, ...args) or schedule(fn, ...args).
       schedule: (...args: unknown[]) => {
         const fnIndex = typeof args[0] === "function" ? 0 : 1;
         const fn = args[fnIndex] as (...a: unknown[]) => unknown;
@@ -730,11 +736,21 @@ export function createTestOctokit(
       },
     }),
   };
+  return {
+    retry: { retryAfterBaseValue: 1 },
+    // Rate-limit waits in ms instead of s (the plugin multiplies by this base).
+    throttle: { write: passThrough, notifications: passThrough, retryAfterBaseValue: 1 } as never,
+  };
+}
+
+/** An Octokit like the one Probot hands to handlers (`ProbotOctokit`), with a fake token. */
+export function createTestOctokit(
+  options: { baseUrl?: string } = {},
+): InstanceType<typeof ProbotOctokit> {
   return new ProbotOctokit({
     auth: { token: "test" },
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-    retry: { retryAfterBaseValue: 1 },
-    throttle: { write: passThrough, notifications: passThrough } as never,
+    ...testOctokitOptions(),
     log: { debug() {}, info() {}, warn() {}, error() {} },
   });
 }
