@@ -1,7 +1,7 @@
 // `forge guard --role <role>`: the PreToolUse hook, bundled on its own (dist/guard.js) so it
 // starts close to bare `node`. It imports only the guard and node built-ins eagerly;
 // tree-sitter loads lazily, and only for Bash commands that are not plain word lists.
-import { lstatSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import { lazyBashParser } from "../guard/bash-parser.js";
 import { installSafetyNet, watchdogMs } from "../guard/fail-closed.js";
 import { realDirReader } from "../guard/glob-expand.js";
@@ -34,6 +34,7 @@ const code = await runGuard(
   {
     parser: lazyBashParser(),
     lstat: lstatSync,
+    realpath: realpathSync,
     dirs: realDirReader,
     env: { CLAUDE_PROJECT_DIR: process.env.CLAUDE_PROJECT_DIR, HOME: process.env.HOME },
   },

@@ -7,6 +7,7 @@ import { type CommandContext, shown } from "./command-context.js";
 import { analyseArgv, checkAssignment } from "./command-rules.js";
 import { fastPathScript } from "./fast-path.js";
 import type { DirReader } from "./glob-expand.js";
+import type { RealpathFn } from "./path-normalise.js";
 import { ShellParseError, type ShellScript } from "./shell-script.js";
 import { scriptFromTree } from "./shell-tree.js";
 
@@ -15,6 +16,7 @@ export interface BashAnalysisDeps {
   readonly cwd: string;
   readonly home: string | undefined;
   readonly dirs: DirReader;
+  readonly realpath: RealpathFn;
 }
 
 /** Nested scripts (`bash -c "eval '…'"`) deeper than this are refused. */
@@ -71,5 +73,7 @@ export async function analyseBashCommand(
   const secret = scanScript(script, ctx.exempt, deps);
   if (!secret) return null;
   if ("reason" in secret) return secret.reason;
-  return `${shown(secret.hit.what)} is a secret path (rule: ${secret.hit.rule})`;
+  const { what, rule, viaSymlink } = secret.hit;
+  if (viaSymlink) return `${shown(what)} leads to a secret path through a symlink (rule: ${rule})`;
+  return `${shown(what)} is a secret path (rule: ${rule})`;
 }

@@ -5,7 +5,13 @@
 import { posix } from "node:path";
 import { type DirReader, expandOnDisk, GlobTooBroadError } from "./glob-expand.js";
 import { elementsFromParts, type GlobElement, isLiteralOnly, patternRule } from "./glob-segment.js";
-import { hasControlChars, normalisePath, segmentsOf } from "./path-normalise.js";
+import {
+  hasControlChars,
+  normalisePath,
+  type RealpathFn,
+  resolveExisting,
+  segmentsOf,
+} from "./path-normalise.js";
 import { classifySegments, rootRule, type SecretHit, segmentRule } from "./secret-paths.js";
 import type { ShellScript } from "./shell-script.js";
 import { charPart, hasDynamic, isGlobAt, type Word, type WordPart } from "./shell-words.js";
@@ -14,6 +20,17 @@ export interface SecretScanContext {
   readonly cwd: string;
   readonly home: string | undefined;
   readonly dirs: DirReader;
+  readonly realpath: RealpathFn;
+}
+
+/** Lexical check of an absolute path, then the same check of where its symlinks lead. */
+function absoluteHit(abs: string, ctx: SecretScanContext, namesDir: boolean): SecretHit | null {
+  const hit = classifySegments(segmentsOf(abs), "bash", namesDir);
+  if (hit) return hit;
+  const real = resolveExisting(abs, ctx.realpath);
+  if (real === abs) return null;
+  const viaLink = classifySegments(segmentsOf(real), "bash", namesDir);
+  return viaLink ? { rule: viaLink.rule, what: abs, viaSymlink: true } : null;
 }
 
 /** Characters that cannot be part of a path token inside a larger string. */
@@ -48,7 +65,7 @@ export function tokensOf(parts: readonly WordPart[]): { parts: WordPart[]; whole
 
 function literalToken(value: string, ctx: SecretScanContext, namesDir: boolean): SecretHit | null {
   const abs = normalisePath(value, ctx.cwd, ctx.home);
-  const hit = classifySegments(segmentsOf(abs), "bash", namesDir);
+  const hit = absoluteHit(abs, ctx, namesDir);
   if (hit) return hit;
   // A relative path may be used after a `cd` (or `env -C`, `git -C`, `find /`): whatever the
   // directory, `proc/…` or `../../sys/…` may name the root ones.
@@ -74,6 +91,7 @@ function patternToken(
   parts: readonly WordPart[],
   ctx: SecretScanContext,
   namesDir: boolean,
+  expand: boolean,
 ): SecretHit | null {
   const segs = splitSegments(parts);
   const absolute = parts[0]?.kind === "char" && parts[0].ch === "/";
@@ -99,14 +117,30 @@ function patternToken(
     if (!allDyn) rootPosition = false; // a wholly computed segment may be empty or `/`
   }
   const globbed = parts.some((_, i) => isGlobAt(parts, i));
-  if (globbed && !parts.some((p) => p.kind === "dyn")) {
+  if (expand && globbed && !parts.some((p) => p.kind === "dyn")) {
     const base = absolute ? "/" : ctx.cwd;
     for (const match of expandOnDisk(elements, base, ctx.dirs)) {
-      const hit = classifySegments(segmentsOf(match), "bash", namesDir);
+      const hit = absoluteHit(match, ctx, namesDir);
       if (hit) return hit;
     }
   }
   return null;
+}
+
+/**
+ * A quoted glob is not expanded by bash, but programs expand it themselves
+ * (`find . -name '.e*' -exec cat {} +`): check it as a pattern too, without reading the disk.
+ */
+function quotedGlobToken(
+  parts: readonly WordPart[],
+  ctx: SecretScanContext,
+  namesDir: boolean,
+): SecretHit | null {
+  if (!parts.some((p) => p.kind === "char" && "*?[".includes(p.ch))) return null;
+  const unquoted = parts.map((p) =>
+    p.kind === "char" && "*?[]".includes(p.ch) ? charPart(p.ch, false) : p,
+  );
+  return patternToken(unquoted, ctx, namesDir, false);
 }
 
 /** A secret path (rule hit) or another reason to refuse (control characters, a huge glob). */
@@ -123,8 +157,8 @@ function scanParts(parts: readonly WordPart[], ctx: SecretScanContext): SecretFi
       !token.parts.some((_, i) => isGlobAt(token.parts, i));
     try {
       const hit = plain
-        ? literalToken(text, ctx, namesDir)
-        : patternToken(token.parts, ctx, namesDir);
+        ? (literalToken(text, ctx, namesDir) ?? quotedGlobToken(token.parts, ctx, namesDir))
+        : patternToken(token.parts, ctx, namesDir, true);
       if (hit) return { hit };
     } catch (error) {
       if (error instanceof GlobTooBroadError) return { reason: error.message };

@@ -35,5 +35,6 @@ export function uncertain(reason: string): Finding {
 export function shown(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
   const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
-  return clean.length > 60 ? `${clean.slice(0, 57)}...` : clean;
+  // keep both ends: the start says what it is, the end (of a path) where it leads
+  return clean.length > 60 ? `${clean.slice(0, 20)}...${clean.slice(-37)}` : clean;
 }

@@ -13,6 +13,7 @@ import {
   uncertain,
 } from "./command-context.js";
 import { analyseGit } from "./git-rules.js";
+import { analyseInterpreter, analyseSource, INTERPRETERS } from "./interpreter-rules.js";
 import { scanOptions } from "./option-scan.js";
 import { analyseShell } from "./shell-rules.js";
 import type { Assignment } from "./shell-script.js";
@@ -214,7 +215,10 @@ function hasHandler(name: string): boolean {
     SHELLS.has(name) ||
     EVAL_LIKE.has(name) ||
     name === "xargs" ||
-    name === "find"
+    name === "find" ||
+    INTERPRETERS.has(name) ||
+    name === "source" ||
+    name === "."
   );
 }
 
@@ -227,6 +231,8 @@ async function dispatch(name: string, args: readonly Word[], ctx: CommandContext
   if (name === "xargs") return analyseXargs(args, ctx, mode);
   if (name === "find") return analyseFind(args, ctx, mode);
   if (name === "shopt") return analyseShopt(args);
+  if (name === "source" || name === ".") return analyseSource(name, args);
+  if (INTERPRETERS.has(name)) return analyseInterpreter(name, args);
   return null;
 }
 

@@ -6,6 +6,7 @@ import { analyseBashCommand } from "./bash-analysis.js";
 import type { BashParser } from "./bash-parser.js";
 import type { DirReader } from "./glob-expand.js";
 import type { HookInput } from "./hook-input.js";
+import type { RealpathFn } from "./path-normalise.js";
 import { checkPathTool, type LstatFn, ToolInputError } from "./path-tools.js";
 
 export type GuardDecision = { readonly deny: string } | null;
@@ -14,6 +15,7 @@ export interface GuardDeps {
   readonly parser: BashParser;
   readonly lstat: LstatFn;
   readonly dirs: DirReader;
+  readonly realpath: RealpathFn;
   /** CLAUDE_PROJECT_DIR and HOME from the hook's environment. */
   readonly env: { readonly CLAUDE_PROJECT_DIR?: string; readonly HOME?: string };
 }
@@ -45,6 +47,7 @@ export async function decideToolCall(
       cwd: input.cwd,
       home,
       dirs: deps.dirs,
+      realpath: deps.realpath,
     });
     return reason ? deny(reason) : null;
   }
@@ -55,6 +58,7 @@ export async function decideToolCall(
       projectDir: deps.env.CLAUDE_PROJECT_DIR || input.cwd,
       home,
       lstat: deps.lstat,
+      realpath: deps.realpath,
     });
     return reason ? deny(reason) : null;
   }

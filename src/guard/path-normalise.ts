@@ -22,3 +22,27 @@ export function normalisePath(path: string, cwd: string, home: string | undefine
 export function segmentsOf(absolute: string): string[] {
   return absolute.split("/").filter((s) => s.length > 0);
 }
+
+/** Resolves symlinks with realpath; throws when the path does not exist. */
+export type RealpathFn = (path: string) => string;
+
+/**
+ * `abs` with every symlink in its longest existing prefix resolved (a committed symlink such
+ * as `docs/x -> /proc/self/environ` must be judged by where it points). Paths under /dev are
+ * left alone: `/dev/stdin` and `/dev/stderr` point into /proc/self/fd by design.
+ */
+export function resolveExisting(abs: string, realpath: RealpathFn): string {
+  if (abs === "/dev" || abs.startsWith("/dev/")) return abs;
+  let head = abs;
+  const tail: string[] = [];
+  for (;;) {
+    try {
+      const real = realpath(head);
+      return tail.length > 0 ? posix.join(real, ...tail.reverse()) : real;
+    } catch {
+      if (head === "/") return abs;
+      tail.push(posix.basename(head));
+      head = posix.dirname(head);
+    }
+  }
+}

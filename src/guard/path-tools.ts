@@ -7,7 +7,13 @@ import { posix } from "node:path";
 import type { Role } from "../roles/role-names.js";
 import { shown } from "./command-context.js";
 import { globPatternHit } from "./glob-pattern-check.js";
-import { hasControlChars, normalisePath, segmentsOf } from "./path-normalise.js";
+import {
+  hasControlChars,
+  normalisePath,
+  type RealpathFn,
+  resolveExisting,
+  segmentsOf,
+} from "./path-normalise.js";
 import { classifySegments, type SecretHit } from "./secret-paths.js";
 
 export type LstatFn = (path: string) => { isSymbolicLink(): boolean };
@@ -19,6 +25,7 @@ export interface PathToolContext {
   readonly projectDir: string;
   readonly home: string | undefined;
   readonly lstat: LstatFn;
+  readonly realpath: RealpathFn;
 }
 
 /** A required or optional field of tool_input was missing or had the wrong type. */
@@ -73,7 +80,14 @@ function checkPath(raw: string, tool: string, ctx: PathToolContext): string | nu
     if (project !== null) return checkRoleFile(project, ctx);
   }
   const hit = classifySegments(segmentsOf(abs), "path-tool", true);
-  return hit ? secretReason(hit) : null;
+  if (hit) return secretReason(hit);
+  // a symlink in the path (e.g. committed to the repo) is judged by where it points
+  const real = resolveExisting(abs, ctx.realpath);
+  if (real === abs) return null;
+  const viaLink = classifySegments(segmentsOf(real), "path-tool", true);
+  return viaLink
+    ? `${shown(raw)} leads to a secret path through a symlink (rule: ${viaLink.rule})`
+    : null;
 }
 
 function checkGlob(pattern: string, base: string, ctx: PathToolContext): string | null {

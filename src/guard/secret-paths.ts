@@ -98,6 +98,8 @@ export interface SecretHit {
   readonly rule: SecretRuleName;
   /** The offending segment or token, for the deny reason. */
   readonly what: string;
+  /** The name itself is harmless; a symlink in it leads to the secret. */
+  readonly viaSymlink?: boolean;
 }
 
 /** Checks every segment of an absolute, normalised path. */

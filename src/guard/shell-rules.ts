@@ -2,6 +2,7 @@
 // started without `-c` and without a script file reads its commands from stdin
 // (`echo 'git push' | sh`, `bash <<EOF`), which the guard cannot see: refused.
 import { type CommandContext, certain, type Finding, uncertain } from "./command-context.js";
+import { isStreamWord } from "./interpreter-rules.js";
 import { literalOf, type Word } from "./shell-words.js";
 import { UNSAFE_SHOPTS } from "./wrapper-specs.js";
 
@@ -23,6 +24,9 @@ export async function analyseShell(
       return uncertain(
         `the script given to ${name} -c is computed at run time, so the guard cannot check it`,
       );
+    }
+    if (lit === null && isStreamWord(args[i] as Word)) {
+      return uncertain(`${name} would run commands from a stream the guard cannot see`);
     }
     if (lit === null) return uncertain(`the options of ${name} are computed at run time`);
     if (lit === "--" || lit === "-") {
@@ -65,6 +69,9 @@ export async function analyseShell(
   if (informational) return null;
   if (rest.length === 0 || stdinMode) {
     return uncertain(`${name} would read its commands from stdin, which the guard cannot check`);
+  }
+  if (rest[0] && isStreamWord(rest[0])) {
+    return uncertain(`${name} would run commands from a stream the guard cannot see`);
   }
   return null; // runs a script file: the box, not the guard, bounds what it does
 }

@@ -1,6 +1,6 @@
 // Shared helpers for the guard's unit tests: a real lazy tree-sitter parser, the real file
 // system, and temp project directories.
-import { lstatSync, mkdtempSync, rmSync } from "node:fs";
+import { lstatSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { lazyBashParser } from "../../src/guard/bash-parser.js";
@@ -11,7 +11,7 @@ import type { Role } from "../../src/roles/role-names.js";
 const parser = lazyBashParser();
 
 export function makeDeps(env: GuardDeps["env"] = { HOME: "/home/agent" }): GuardDeps {
-  return { parser, lstat: lstatSync, dirs: realDirReader, env };
+  return { parser, lstat: lstatSync, realpath: realpathSync, dirs: realDirReader, env };
 }
 
 export interface CallOptions {

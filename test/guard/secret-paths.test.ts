@@ -1,6 +1,6 @@
 // R4.2 rules 2 and 3: secret and credential paths, for the path tools and inside Bash, after
 // normalisation. One case per rule and per way of naming a path in Bash.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SECRET_RULES } from "../../src/guard/secret-paths.js";
@@ -118,6 +118,7 @@ describe("Bash: every way of naming a path", () => {
     ["absolute glob reaching /proc", "cat /*/self/environ"],
     ["commit message substitution is still a command", 'git commit -m "$(cat .env)"'],
     ["directory word itself", "tar czf x.tgz secrets"],
+    ["quoted glob a program expands", "find . -name '.e*' -exec cat {} +"],
   ];
   it.each(cases)("%s: %s", async (_what, command) => {
     expect(await bash(command)).toMatch(/is a secret path \(rule: [a-z-]+\)/);
@@ -144,12 +145,14 @@ describe("Bash: every way of naming a path", () => {
     'echo "no secrets here"',
     "cat src/environment.ts",
     "cat docs/proc.md",
+    "find . -name '*.json'",
+    "echo done > /dev/stderr",
   ])("no decision: %s", async (command) => {
     expect(await bash(command)).toBeNull();
   });
 });
 
-describe("globs are checked against the real directory", () => {
+describe("the real directory: globs and symlinks", () => {
   let dir = "";
   beforeAll(() => {
     dir = tempDir();
@@ -158,8 +161,28 @@ describe("globs are checked against the real directory", () => {
     mkdirSync(join(dir, "plain"));
     writeFileSync(join(dir, "plain", "a.ts"), "");
     writeFileSync(join(dir, "plain", ".env"), ""); // `*` does not match a dot name
+    mkdirSync(join(dir, "repo", "docs"), { recursive: true });
+    writeFileSync(join(dir, "repo", ".env"), "");
+    symlinkSync("/proc/self/environ", join(dir, "repo", "docs", "environ.md"));
+    symlinkSync("../.env", join(dir, "repo", "docs", "config.md"));
+    symlinkSync("/proc/self", join(dir, "repo", "self"));
   });
   afterAll(() => removeDir(dir));
+
+  it.each(["docs/environ.md", "docs/config.md", "self/environ"])(
+    "a committed symlink is judged by its target: Read %s",
+    async (file) => {
+      const reason = await decide("Read", { file_path: file }, { cwd: join(dir, "repo") });
+      expect(reason).toMatch(/through a symlink \(rule: (proc|dotenv)\)/);
+    },
+  );
+  it.each(["cat docs/environ.md", "cat docs/config.md", "cat docs/*"])(
+    "and in Bash: %s",
+    async (command) => {
+      const reason = await bash(command, { cwd: join(dir, "repo") });
+      expect(reason).toMatch(/through a symlink \(rule: (proc|dotenv)\)/);
+    },
+  );
 
   it("cat * is refused where it would read a key file", async () => {
     expect(await bash("cat *", { cwd: join(dir, "with-key") })).toMatch("(rule: pem)");
