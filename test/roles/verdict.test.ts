@@ -14,6 +14,20 @@ function withStructured(role: Role, structured: unknown): Record<string, unknown
   return { ...envelope(`${role}-pass`), structured_output: structured };
 }
 
+/** A valid output with one unknown key one level down (in the role's own field). */
+function nestedExtra(role: Role): Record<string, unknown> {
+  const out = validOutput(role);
+  if (role === "architect")
+    (out.plan as { tasks: object[] }).tasks[0] = {
+      ...(out.plan as { tasks: object[] }).tasks[0],
+      owner: "me",
+    };
+  else if (role === "builder")
+    (out.evidence as object[])[0] = { ...(out.evidence as object[])[0], stdout: "" };
+  else out.findings = [{ severity: "minor", location: "general", description: "x", cwe: "CWE-79" }];
+  return out;
+}
+
 describe.each(ROLES)("decideVerdict: %s", (role) => {
   it("passes the recorded PASS envelope and the bare PASS object", async () => {
     for (const raw of [envelope(`${role}-pass`), validOutput(role)]) {
@@ -40,6 +54,18 @@ describe.each(ROLES)("decideVerdict: %s", (role) => {
       "extra top-level property",
       () => withStructured(role, { ...validOutput(role), extra: true }),
       "structured output invalid: (root) must NOT have additional properties: extra",
+    ],
+    [
+      "extra nested property",
+      () => withStructured(role, nestedExtra(role)),
+      `structured output invalid: ${
+        {
+          architect: "/plan/tasks/0 must NOT have additional properties: owner",
+          builder: "/evidence/0 must NOT have additional properties: stdout",
+          reviewer: "/findings/0 must NOT have additional properties: cwe",
+          security: "/findings/0 must NOT have additional properties: cwe",
+        }[role]
+      }`,
     ],
     [
       "missing role field",
