@@ -16,6 +16,9 @@ if (process.env.FORGE_GUARD_TEST_THROW === "uncaught") {
   });
 } else if (process.env.FORGE_GUARD_TEST_THROW === "rejection") {
   void Promise.reject(new Error("test-only unhandled rejection"));
+} else if (process.env.FORGE_GUARD_TEST_THROW === "exit1") {
+  process.stderr.write("forge guard: test-only exit 1\n");
+  process.exit(1); // the safety net's exit listener must turn this into 2
 }
 
 const code = await runGuard(

@@ -11,6 +11,13 @@ const pad = (s: string) =>
         600,
       );
 
+const TEST_SH = `#!/bin/sh
+set -e
+out=$(sh greet.sh Ada)
+[ "$out" = "Hello, Ada!" ] || { echo "expected 'Hello, Ada!', got '$out'"; exit 1; }
+echo "1 passed"
+`;
+
 export interface DemoScriptOptions {
   /** Absolute workspace paths are not known in advance: tools use relative paths. */
   builderContent?: string;
@@ -32,13 +39,13 @@ export function demoScript(opts: DemoScriptOptions = {}): Script {
       structured: {
         verdict: "PASS",
         summary: pad(
-          "The greeting lacks the exclamation mark the tests expect. One task: change greet.sh to end the greeting with '!', then run make test.",
+          "The ticket asks for an exclamation mark at the end of the greeting. One task: change greet.sh to end the greeting with '!', update scripts/test.sh to expect it, then run make test.",
         ),
         plan: {
           tasks: [
             {
               objective: "Make greet.sh print 'Hello, NAME!'",
-              files: ["greet.sh"],
+              files: ["greet.sh", "scripts/test.sh"],
               steps: ["Add '!' at the end of the echo in greet.sh", "Run make test"],
               verification: "make test prints 1 passed",
             },
@@ -58,7 +65,12 @@ export function demoScript(opts: DemoScriptOptions = {}): Script {
         },
       ],
     },
-    { tools: [{ name: "Write", input: { file_path: "greet.sh", content } }] },
+    {
+      tools: [
+        { name: "Write", input: { file_path: "greet.sh", content } },
+        { name: "Write", input: { file_path: "scripts/test.sh", content: TEST_SH } },
+      ],
+    },
     { tools: [{ name: "Bash", input: { command: "make test", description: "run the tests" } }] },
     {
       structured: {

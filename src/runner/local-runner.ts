@@ -121,6 +121,10 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       knownBaseSha: run.baseSha,
     });
     const runPatch = { baseSha: ws.baseSha, branch: ws.branch };
+    // Every attempt starts from a known tree: a builder re-attempt from the base (a crashed or
+    // questioned attempt's half-done edits are not built upon), a read-only step from HEAD.
+    if (role === "builder" && attempt > 1) await resetTree(ws.dir, ws.baseSha);
+    if (READ_ONLY_ROLES.has(role)) await resetTree(ws.dir, "HEAD");
     const stepDir = join(dir, "steps", `${input.index}-${role}-${attempt}`);
     const home = join(stepDir, "home");
     await mkdir(stepDir, { recursive: true });
@@ -463,6 +467,11 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
   }
 
   return { runStep, finishRun };
+}
+
+async function resetTree(dir: string, ref: string): Promise<void> {
+  await git(["reset", "--quiet", "--hard", ref], { cwd: dir });
+  await git(["clean", "-fdq"], { cwd: dir });
 }
 
 function constraintsFor(role: Role, readOnly: boolean): string[] {

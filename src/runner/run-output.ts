@@ -31,7 +31,7 @@ export async function renderRunOutput(input: RunOutputInput): Promise<string> {
     `# forgechain run ${run.id}`,
     "",
     `- chain: ${run.chain}`,
-    `- state: ${run.state}`,
+    `- chain verdict: ${chainVerdict(steps)}`,
     `- base: ${run.baseSha ?? "(not measured)"}`,
     `- branch: ${run.branch ?? "(none)"}`,
     `- snapshot digest: sha256:${run.snapshot.digest}`,
@@ -89,4 +89,11 @@ export async function renderRunOutput(input: RunOutputInput): Promise<string> {
   }
   lines.push("");
   return input.redact(lines.join("\n"));
+}
+
+/** PASS only when every step of the chain passed (R3.2); the run's own state is not final yet. */
+function chainVerdict(steps: StepRecord[]): string {
+  if (steps.length > 0 && steps.every((s) => s.state === "passed")) return "PASS";
+  const failed = steps.find((s) => s.state === "failed");
+  return failed ? `FAIL (at ${failed.role})` : "not finished";
 }

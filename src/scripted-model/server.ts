@@ -25,10 +25,14 @@ export interface ToolCall {
  * - `{ text }` — a final text, stop_reason end_turn;
  * - `{ structured: obj }` — a StructuredOutput tool call (what `--json-schema` asks for).
  */
-export type Turn =
+export type Turn = (
   | { tools: ToolCall[]; text?: string }
   | { text: string }
-  | { structured: unknown; text?: string };
+  | { structured: unknown; text?: string }
+) & {
+  /** Wait this long before answering (a slow model, for timeout tests). */
+  delayMs?: number;
+};
 
 export interface Script {
   turns: Turn[];
@@ -165,7 +169,9 @@ export async function startModelServer(initial: Script = { turns: [] }): Promise
       const route = (script.routes ?? []).findIndex((r) => first.includes(r.marker));
       if (route >= 0) record.route = route;
       const [blocks, stop] = turnBlocks(turn, route);
-      sendMessage(res, msg, blocks, stop);
+      const delay = turnsOf(route).turns[turn]?.delayMs ?? 0;
+      if (delay > 0) setTimeout(() => sendMessage(res, msg, blocks, stop), delay).unref();
+      else sendMessage(res, msg, blocks, stop);
       return;
     }
     if (req.method === "POST" && path === "/v1/messages/count_tokens") {

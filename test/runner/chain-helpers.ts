@@ -1,7 +1,6 @@
 // Shared set-up for runner tests: a demo repo, a FORGE_HOME, the real claude binary behind a
 // scripted model server, and the local stack (real SQLite, real bwrap, real git).
 import { join } from "node:path";
-import { freezeSnapshot } from "../../src/chain/snapshot.js";
 import { installRoot } from "../../src/cli/install-root.js";
 import { gitRunnerIn } from "../../src/cli/local/git-runner.js";
 import { type LocalStack, openLocalStack } from "../../src/cli/local/stack.js";
@@ -40,6 +39,9 @@ export async function chainFixture(opts: {
   setupRepo?: (repo: string) => Promise<void> | void;
   profilesDir?: string;
   stepTimeoutMs?: number;
+  box?: "bwrap" | "worktree";
+  provider?: "claude";
+  claudeBinary?: string;
 }): Promise<ChainFixture> {
   const t = tempDir("forge-chain-");
   const repo = join(t.dir, "repo");
@@ -56,11 +58,12 @@ export async function chainFixture(opts: {
     root,
     forgeHome,
     env: modelEnv(opts.server),
-    box: "bwrap",
-    ownWork: false,
+    box: opts.box ?? "bwrap",
+    ownWork: opts.box === "worktree",
     provider: "claude",
     policy,
     ...(opts.stepTimeoutMs ? { stepTimeoutMs: opts.stepTimeoutMs } : {}),
+    ...(opts.claudeBinary ? { claudeBinary: opts.claudeBinary } : {}),
   });
   return {
     dir: t.dir,
@@ -79,6 +82,7 @@ export async function startChain(
   f: ChainFixture,
   chain: ChainKind = "change",
   task = { title: "Add the exclamation mark", body: "greet.sh must print 'Hello, NAME!'." },
+  mutateSnapshot?: (content: Record<string, unknown>) => void,
 ) {
   const snapshotContent = await buildSnapshotContent({
     installRoot: root,
@@ -86,7 +90,7 @@ export async function startChain(
     ref: "main",
     provider: { name: "claude", version: "test" },
   });
-  freezeSnapshot(snapshotContent);
+  mutateSnapshot?.(snapshotContent);
   return f.stack.engine.startRun({
     chain,
     task,

@@ -48,9 +48,9 @@ describe("a full change chain on the real claude binary in bwrap boxes", () => {
       expect(seen).not.toContain("forge-test-not-a-real-pat");
       const events = await f.stack.store.events(run.id);
       expect(events.filter((e) => e.type === "step.finished")).toHaveLength(4);
-      expect(
-        events.some((e) => e.type === "runner.controls.finished" && e.data.passed === true),
-      ).toBe(true);
+      expect(events.some((e) => e.type === "controls.finished" && e.data.passed === true)).toBe(
+        true,
+      );
       const runOutput = readFileSync(`${f.forgeHome}/work/${run.id}/run-output.md`, "utf8");
       expect(runOutput).toContain(`# forgechain run ${run.id}`);
     } finally {

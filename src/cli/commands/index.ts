@@ -2,9 +2,11 @@ import type { Command } from "commander";
 import { registerBox } from "./box.js";
 import { registerCheckOutput } from "./check-output.js";
 import { registerConfig } from "./config.js";
+import { registerDemo } from "./demo.js";
 import { registerRun } from "./run.js";
 import { registerScanSecrets } from "./scan-secrets.js";
 import { registerSettings } from "./settings.js";
+import { registerStatus } from "./status.js";
 import { registerStopVerify } from "./stop-verify.js";
 
 /** Every `forge` subcommand; `forge guard` has its own entry (src/cli/guard-entry.ts). */
@@ -20,4 +22,6 @@ export function registerCommands(program: Command): void {
   registerBox(program);
   registerScanSecrets(program);
   registerRun(program);
+  registerDemo(program);
+  registerStatus(program);
 }

@@ -1,6 +1,7 @@
 // Composition root for local work (`forge run`, `forge demo`, `forge status`): the journal,
 // the policy of the repository, the provider, the local runner and the engine, wired with
 // their real implementations. Nothing here is a module singleton.
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { BoxKind } from "../../boxes/types.js";
 import { type ChainEngine, createChainEngine } from "../../chain/engine.js";
@@ -26,6 +27,8 @@ export interface LocalStackOptions {
   observer?: ChainObserver;
   logger?: Logger;
   stepTimeoutMs?: number;
+  /** Another claude binary (tests: a crashing agent). */
+  claudeBinary?: string;
 }
 
 export interface LocalStack {
@@ -42,6 +45,7 @@ export const silentLogger: Logger = {
 };
 
 export function openStore(forgeHome: string): SqliteJournal {
+  mkdirSync(forgeHome, { recursive: true, mode: 0o700 });
   return openJournal(journalPath(forgeHome));
 }
 
@@ -51,7 +55,7 @@ export function openLocalStack(
 ): LocalStack {
   const logger = opts.logger ?? silentLogger;
   const provider = createProvider(opts.provider, {
-    ...(opts.provider === "claude" ? { binary: resolveClaudeBinary(opts.root) } : {}),
+    ...(opts.provider === "claude" ? { binary: opts.claudeBinary ?? resolveClaudeBinary(opts.root) } : {}),
   });
   const runner = createLocalRunner({
     forgeHome: opts.forgeHome,

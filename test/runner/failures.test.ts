@@ -1,0 +1,236 @@
+// Fail-closed behaviour of the real runner: the real claude binary, real bwrap boxes, real git.
+import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { demoScript } from "../../src/demo/demo-script.js";
+import {
+  type ModelServer,
+  type Script,
+  startModelServer,
+  type Turn,
+} from "../../src/scripted-model/server.js";
+import { ensureBuilt } from "../harness/build.js";
+import { gitIn, tempDir } from "../helpers/git-repo.js";
+import { chainFixture, startChain } from "./chain-helpers.js";
+
+let server: ModelServer;
+beforeAll(async () => {
+  ensureBuilt();
+  server = await startModelServer({ turns: [] });
+});
+afterAll(async () => server.close());
+
+const SUMMARY = "A summary long enough for the schema. ".repeat(8);
+
+/** The demo chain with one role's conversation replaced. */
+function withRole(role: string, turns: Turn[]): Script {
+  const script = demoScript();
+  const routes = (script.routes ?? []).map((r) =>
+    r.marker === `forgechain step: ${role}` ? { ...r, turns } : r,
+  );
+  return { ...script, routes };
+}
+
+type FixtureOptions = Omit<Parameters<typeof chainFixture>[0], "server">;
+
+async function runChain(
+  script: Script,
+  fixture: FixtureOptions = {},
+  mutateSnapshot?: (content: Record<string, unknown>) => void,
+) {
+  server.setScript(script);
+  server.reset();
+  const f = await chainFixture({ server, ...fixture });
+  const run = await startChain(f, "change", undefined, mutateSnapshot);
+  const final = await f.stack.engine.drive(run.id);
+  const status = await f.stack.engine.status(run.id);
+  const events = await f.stack.store.events(run.id);
+  return { f, run, final, status, events };
+}
+
+/**
+ * Deny rules have had enforcement bugs (R4.1): simulate one by freezing the reviewer's
+ * settings without the `--output` deny.
+ */
+function dropOutputDeny(content: Record<string, unknown>): void {
+  const roles = content.roles as Record<string, { settings: { permissions: { deny: string[] } } }>;
+  const perms = roles.reviewer?.settings.permissions;
+  if (perms) perms.deny = perms.deny.filter((rule) => !rule.includes("--output"));
+}
+
+describe("write detection (R4.5)", () => {
+  it("FAILs a reviewer that writes through an allowed command, names the file and discards it", async () => {
+    // The worktree box (FORGE_OWN_WORK) has no read-only mount: write detection is the layer.
+    const { f, final, status, events } = await runChain(
+      withRole("reviewer", [
+        {
+          tools: [
+            { name: "Bash", input: { command: "git diff HEAD~1 --output=review-notes.txt" } },
+          ],
+        },
+        { structured: { verdict: "PASS", summary: SUMMARY, findings: [] } },
+      ]),
+      // The worktree box (FORGE_OWN_WORK) has no read-only mount: write detection is the layer.
+      { box: "worktree" },
+      dropOutputDeny,
+    );
+    try {
+      const diffCall = server.toolResults.find((r) =>
+        String(r.input?.command).includes("--output"),
+      );
+      expect(diffCall?.isError, diffCall?.content).toBe(false);
+      const reviewer = status.steps.find((s) => s.role === "reviewer");
+      expect(reviewer?.state).toBe("failed");
+      expect(reviewer?.decision?.reasons.join(" ")).toMatch(
+        /step reviewer wrote to the tree: review-notes\.txt/,
+      );
+      expect(final.state).toBe("failed");
+      expect(status.steps.find((s) => s.role === "security")?.state).toBe("queued");
+      const wrote = events.find((e) => e.type === "runner.step.wrote");
+      expect(wrote?.data.files).toEqual(["review-notes.txt"]);
+      expect(existsSync(join(f.forgeHome, "work", final.id, "repo", "review-notes.txt"))).toBe(
+        false,
+      );
+    } finally {
+      await f.cleanup();
+    }
+  });
+
+  it("in a bwrap box the read-only repository refuses the same write outright", async () => {
+    // Same missing settings deny, but the bwrap box mounts the reviewer's repository read-only.
+    const { f, status } = await runChain(
+      withRole("reviewer", [
+        {
+          tools: [
+            { name: "Bash", input: { command: "git diff HEAD~1 --output=review-notes.txt" } },
+          ],
+        },
+        { structured: { verdict: "PASS", summary: SUMMARY, findings: [] } },
+      ]),
+      {},
+      dropOutputDeny,
+    );
+    try {
+      const result = server.toolResults.find((r) => String(r.input?.command).includes("--output"));
+      expect(result?.content).toMatch(/Read-only file system/);
+      const repo = join(f.forgeHome, "work", status.run.id, "repo");
+      expect(existsSync(join(repo, "review-notes.txt"))).toBe(false);
+    } finally {
+      await f.cleanup();
+    }
+  });
+});
+
+describe("verify from the base commit (R2.6)", () => {
+  it("FAILs a builder whose verify fails after it stopped, even when it rewrote verify.sh", async () => {
+    const { f, status, events } = await runChain(
+      withRole("builder", [
+        {
+          tools: [
+            {
+              name: "Write",
+              input: { file_path: "scripts/verify.sh", content: "#!/bin/sh\nexit 0\n" },
+            },
+          ],
+        },
+        {
+          structured: {
+            verdict: "PASS",
+            summary: SUMMARY,
+            evidence: [{ command: "sh scripts/verify.sh", exit_code: 0, output: "" }],
+          },
+        },
+      ]),
+      {
+        setupRepo: (repo) => {
+          writeFileSync(
+            join(repo, "scripts", "verify.sh"),
+            "#!/bin/sh\necho 'DONE file missing'\ntest -f DONE\n",
+          );
+          gitIn(repo, "commit", "-qam", "verify needs DONE");
+        },
+      },
+    );
+    try {
+      const builder = status.steps.find((s) => s.role === "builder");
+      expect(builder?.state).toBe("failed");
+      expect(builder?.decision?.reasons.join(" ")).toMatch(
+        /scripts\/verify\.sh \(from base [0-9a-f]{12}\) failed after the builder stopped/,
+      );
+      // Measured with claude 2.1.332: a valid StructuredOutput call ends the session without
+      // the Stop hook getting a say, so this re-check after exit is the gate that holds.
+      const verifyEvent = events.find((e) => e.type === "verify.finished");
+      expect(verifyEvent?.data.ok).toBe(false);
+      expect(status.steps.find((s) => s.role === "reviewer")?.state).toBe("queued");
+    } finally {
+      await f.cleanup();
+    }
+  });
+});
+
+describe("fail-closed agent outcomes (R3.2)", () => {
+  it("a missing structured output FAILs and stops the chain", async () => {
+    const { f, final, status } = await runChain(
+      withRole("architect", [{ text: "I looked around. All good!" }]),
+    );
+    try {
+      expect(status.steps.map((s) => s.state)).toEqual(["failed", "queued", "queued", "queued"]);
+      expect(status.steps[0]?.decision?.reasons.join(" ")).toMatch(/no structured output/i);
+      expect(final.state).toBe("failed");
+    } finally {
+      await f.cleanup();
+    }
+  });
+
+  it("an invalid structured output FAILs", async () => {
+    const { f, status } = await runChain(
+      withRole("architect", [
+        { structured: { verdict: "PASS", summary: "too short", plan: { tasks: [] } } },
+        { text: "done" },
+      ]),
+    );
+    try {
+      expect(status.steps[0]?.state).toBe("failed");
+    } finally {
+      await f.cleanup();
+    }
+  });
+
+  it("a timeout FAILs", async () => {
+    const { f, status } = await runChain(
+      withRole("architect", [
+        { tools: [{ name: "Read", input: { file_path: "README.md" } }], delayMs: 20_000 },
+      ]),
+      { stepTimeoutMs: 2_500 },
+    );
+    try {
+      expect(status.steps[0]?.state).toBe("failed");
+      expect(status.steps[0]?.decision?.reasons.join(" ")).toMatch(
+        /timed out after 3 s|timed out after 2 s/,
+      );
+    } finally {
+      await f.cleanup();
+    }
+  });
+
+  it("a crashed agent FAILs", async () => {
+    const t = tempDir("forge-crash-");
+    const crash = join(t.dir, "claude");
+    writeFileSync(crash, "#!/bin/sh\necho 'partial output'\nkill -SEGV $$\n");
+    chmodSync(crash, 0o755);
+    try {
+      const { f, status } = await runChain(demoScript(), { claudeBinary: crash });
+      try {
+        expect(status.steps[0]?.state).toBe("failed");
+        expect(status.steps[0]?.decision?.reasons.join(" ")).toMatch(
+          /the agent exited with SIGSEGV|exited with/,
+        );
+        expect(status.steps.slice(1).every((s) => s.state === "queued")).toBe(true);
+      } finally {
+        await f.cleanup();
+      }
+    } finally {
+      t.cleanup();
+    }
+  });
+});
