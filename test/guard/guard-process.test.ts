@@ -120,7 +120,7 @@ describe("every error exits 2 with the reason on stderr", () => {
     expectError(guard(payload("Bash", { command: "ls" }), ["--role", "admin"]), /unknown role/);
   });
   it("no role", () => expectError(guard(payload("Bash", { command: "ls" }), []), /usage/));
-  it.each(["sync", "uncaught", "rejection"])("an exception (%s)", (mode) => {
+  it.each(["sync", "uncaught", "rejection", "exit1"])("an exception or stray exit (%s)", (mode) => {
     const run = guard(payload("Bash", { command: "ls" }), undefined, {
       FORGE_GUARD_TEST_THROW: mode,
     });
