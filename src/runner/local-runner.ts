@@ -61,6 +61,12 @@ export interface LocalRunnerOptions {
   stepTimeoutMs?: number;
   controlTimeoutMs?: number;
   logger: Logger;
+  /**
+   * Environment for the runner's clone and push of `run.repo.remote` only (e.g. the App's
+   * installation token as git's http.extraHeader). Never passed to an agent, a control or
+   * the journal; `run.repo.remote` itself stays credential-free.
+   */
+  remoteAuth?: (run: RunRecord) => Promise<Record<string, string>>;
 }
 
 interface RunState {
@@ -119,6 +125,9 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       dir: join(dir, "repo"),
       branch,
       knownBaseSha: run.baseSha,
+      ...(opts.remoteAuth && !existsSync(join(dir, "repo", ".git"))
+        ? { gitEnv: await opts.remoteAuth(run) }
+        : {}),
     });
     const runPatch = { baseSha: ws.baseSha, branch: ws.branch };
     // Every attempt starts from a known tree: a builder re-attempt from the base (a crashed or
@@ -461,7 +470,10 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     const head = (await git(["rev-parse", "HEAD"], { cwd: repo })).stdout.trim();
     if (!run.branch.startsWith("forge/"))
       throw new Error(`refusing to push a non-forge branch: ${run.branch}`);
-    await git(["push", "--quiet", "origin", `HEAD:refs/heads/${run.branch}`], { cwd: repo });
+    await git(["push", "--quiet", "origin", `HEAD:refs/heads/${run.branch}`], {
+      cwd: repo,
+      ...(opts.remoteAuth ? { env: await opts.remoteAuth(run) } : {}),
+    });
     events.push({ type: "run.output", data: { path, pushed: true, branch: run.branch, head } });
     return { runOutputPath: path, branch: run.branch, headSha: head, events };
   }

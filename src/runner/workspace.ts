@@ -42,11 +42,14 @@ export async function prepareWorkspace(opts: {
   knownBaseSha?: string | null;
   /** Review chains: check out this head; the base becomes its merge base with baseRef. */
   headRef?: string;
+  /** Environment for the clone only (the App's git credential, see LocalRunnerOptions). */
+  gitEnv?: Record<string, string>;
 }): Promise<Workspace> {
   if (!existsSync(`${opts.dir}/.git`)) {
     await mkdir(dirname(opts.dir), { recursive: true });
     await git(["clone", "--quiet", "--no-checkout", "--", opts.remote, opts.dir], {
       cwd: dirname(opts.dir),
+      ...(opts.gitEnv ? { env: opts.gitEnv } : {}),
     });
     const base = await resolveRemoteRef(opts.dir, opts.baseRef);
     let start = opts.knownBaseSha ?? base;
