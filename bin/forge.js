@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Thin dispatcher: `forge guard` loads only the guard bundle (it runs on every agent tool
-// call, so start-up time matters); every other command loads the full CLI.
+// Thin dispatcher. The commands that run inside boxes on every agent action — `guard` (each
+// tool call), `stop-verify` (each builder stop) and `scan-secrets` (a control) — load their
+// own small bundles, so start-up stays near bare `node`; every other command loads the CLI.
 //
 // Security: Claude Code treats a hook that exits 1 or crashes as "allow". If the guard
 // bundle cannot even be loaded (missing build, broken install) we must still deny, so the
@@ -12,6 +13,16 @@ if (process.argv[2] === "guard") {
     process.stderr.write(`forge guard could not start, denying: ${String(error)}\n`);
     process.exit(2);
   }
+} else if (process.argv[2] === "stop-verify" && process.argv.length === 3) {
+  // The builder's Stop hook: a failed load must still block (exit 0 with a block answer).
+  try {
+    await import("../dist/stop-verify.js");
+  } catch (error) {
+    const reason = `forge stop-verify could not start (${String(error)}); blocking.`;
+    process.stdout.write(`${JSON.stringify({ decision: "block", reason })}\n`);
+  }
+} else if (process.argv[2] === "scan-secrets" && !process.argv.includes("--help")) {
+  await import("../dist/scan-secrets.js");
 } else {
   await import("../dist/cli.js");
 }

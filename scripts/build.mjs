@@ -16,4 +16,15 @@ const common = {
 await Promise.all([
   build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js" }),
   build({ ...common, entryPoints: ["src/cli/guard-entry.ts"], outfile: "dist/guard.js" }),
+  // The credential-scan control runs in every builder box: it gets a small bundle too.
+  build({
+    ...common,
+    entryPoints: ["src/cli/scan-secrets-entry.ts"],
+    outfile: "dist/scan-secrets.js",
+  }),
+  build({
+    ...common,
+    entryPoints: ["src/cli/stop-verify-entry.ts"],
+    outfile: "dist/stop-verify.js",
+  }),
 ]);

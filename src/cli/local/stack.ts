@@ -55,7 +55,9 @@ export function openLocalStack(
 ): LocalStack {
   const logger = opts.logger ?? silentLogger;
   const provider = createProvider(opts.provider, {
-    ...(opts.provider === "claude" ? { binary: opts.claudeBinary ?? resolveClaudeBinary(opts.root) } : {}),
+    ...(opts.provider === "claude"
+      ? { binary: opts.claudeBinary ?? resolveClaudeBinary(opts.root) }
+      : {}),
   });
   const runner = createLocalRunner({
     forgeHome: opts.forgeHome,

@@ -1,0 +1,122 @@
+// Chain overhead: a full 4-role change chain on the demo repository with an instant scripted
+// model (the real claude binary, real bwrap boxes, real git and SQLite) — everything but the
+// model's thinking time. Median of >= 5 runs. Goal: under 3 s for a 4-role chain.
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { installRoot } from "../src/cli/install-root.js";
+import { gitRunnerIn } from "../src/cli/local/git-runner.js";
+import { openLocalStack } from "../src/cli/local/stack.js";
+import { createDemoRepo } from "../src/demo/demo-repo.js";
+import { demoScript } from "../src/demo/demo-script.js";
+import { loadProfiles } from "../src/policy/index.js";
+import { loadRepoPolicy } from "../src/policy/repo-policy.js";
+import { buildSnapshotContent } from "../src/runner/snapshot-content.js";
+import { type Script, startModelServer } from "../src/scripted-model/server.js";
+
+/** Every role answers at once with its structured output: the chain's own overhead. */
+function instantScript(): Script {
+  const demo = demoScript();
+  return {
+    ...demo,
+    routes: (demo.routes ?? []).map((r) => ({
+      ...r,
+      turns: r.turns.filter((t) => "structured" in t),
+    })),
+  };
+}
+
+export async function benchChain(runs = 5): Promise<object> {
+  return {
+    instant_model: await benchWith(instantScript(), runs, false),
+    demo_script: await benchWith(demoScript(), runs, true),
+  };
+}
+
+async function benchWith(script: Script, runs: number, builderEdits: boolean): Promise<object> {
+  const root = installRoot();
+  const server = await startModelServer(script);
+  const times: number[] = [];
+  const perStep: Record<string, number[]> = {};
+  try {
+    for (let i = 0; i < runs; i++) {
+      const dir = mkdtempSync(join(tmpdir(), "forge-bench-chain-"));
+      try {
+        const repo = join(dir, "repo");
+        await createDemoRepo(root, repo);
+        mkdirSync(join(dir, "home"));
+        const policy = await loadRepoPolicy(repo, {
+          git: gitRunnerIn(repo),
+          profiles: loadProfiles(join(root, "profiles")),
+        });
+        const stack = openLocalStack({
+          root,
+          forgeHome: join(dir, "home"),
+          env: {
+            PATH: process.env.PATH,
+            ANTHROPIC_BASE_URL: server.url,
+            ANTHROPIC_API_KEY: "forge-bench-not-a-real-key",
+          },
+          box: "bwrap",
+          ownWork: false,
+          provider: "claude",
+          policy,
+        });
+        const t0 = performance.now();
+        const run = await stack.engine.startRun({
+          chain: "change",
+          task: { title: "bench", body: "greet with an exclamation mark" },
+          repo: { remote: repo, baseRef: "main" },
+          snapshotContent: await buildSnapshotContent({
+            installRoot: root,
+            remote: repo,
+            ref: "main",
+            provider: { name: "claude", version: "bench" },
+          }),
+          requestBudget: 1,
+        });
+        const final = await stack.engine.drive(run.id);
+        times.push(performance.now() - t0);
+        // The instant script skips the builder's edit, so its reviewer sees an empty diff; the
+        // chain still runs every step. The demo script must pass end to end.
+        if (builderEdits && final.state !== "passed") {
+          throw new Error(`bench chain did not pass: ${final.state}`);
+        }
+        for (const s of await stack.store.getSteps(run.id)) {
+          if (s.startedAt && s.finishedAt) {
+            perStep[s.role] = [
+              ...(perStep[s.role] ?? []),
+              Date.parse(s.finishedAt) - Date.parse(s.startedAt),
+            ];
+          }
+        }
+        await stack.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await server.close();
+  }
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return Math.round(s[Math.floor(s.length / 2)] ?? 0);
+  };
+  return {
+    description: builderEdits
+      ? "the demo conversation: reads, a guard refusal, two writes, make test, structured output"
+      : "one StructuredOutput call per role (no tool calls): the chain's own overhead",
+    runs,
+    chain_ms_median: median(times),
+    chain_ms_all: times.map(Math.round),
+    step_ms_median: Object.fromEntries(Object.entries(perStep).map(([k, v]) => [k, median(v)])),
+    load_average_1m: Math.round((loadavg()[0] ?? 0) * 100) / 100,
+    goal_ms: 3000,
+    meets_goal: median(times) < 3000,
+  };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.stdout.write(`${JSON.stringify(await benchChain(), null, 2)}\n`);
+}
