@@ -20,7 +20,9 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ["chain", () => benchChain()],
 ];
 try {
-  const { benchWebhooks } = (await import("./webhooks.js")) as {
+  // Optional until the webhook bench lands; a variable specifier keeps tsc from requiring it.
+  const webhooks = "./webhooks.js";
+  const { benchWebhooks } = (await import(webhooks)) as {
     benchWebhooks: () => Promise<unknown>;
   };
   benches.push(["webhooks", benchWebhooks]);

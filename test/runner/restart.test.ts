@@ -162,7 +162,9 @@ describe("a clarification request (R6.1–R6.2)", () => {
       const status = await stack.engine.status(run.id);
       expect(status.run.state).toBe("paused");
       expect(status.pendingRequests.map((r) => r.id)).toEqual(["greeting-style"]);
-      await expect(stack.engine.resume(run.id)).rejects.toThrow(/waits for an answer to greeting-style/);
+      await expect(stack.engine.resume(run.id)).rejects.toThrow(
+        /waits for an answer to greeting-style/,
+      );
       await stack.engine.respond(run.id, {
         requestId: "greeting-style",
         answer: "An exclamation mark.",
