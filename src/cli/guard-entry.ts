@@ -1,7 +1,7 @@
 // `forge guard --role <role>`: the PreToolUse hook, bundled on its own (dist/guard.js) so it
 // starts close to bare `node`. It imports only the guard and node built-ins eagerly;
 // tree-sitter loads lazily, and only for Bash commands that are not plain word lists.
-import { lstatSync, realpathSync } from "node:fs";
+import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import { lazyBashParser } from "../guard/bash-parser.js";
 import { installSafetyNet, watchdogMs } from "../guard/fail-closed.js";
 import { realDirReader } from "../guard/glob-expand.js";
@@ -40,6 +40,33 @@ const code = await runGuard(
     realpath: realpathSync,
     dirs: realDirReader,
     env: { CLAUDE_PROJECT_DIR: process.env.CLAUDE_PROJECT_DIR, HOME: process.env.HOME },
+    ...roleGateFromEnv(process.env),
   },
 );
 net.finish(code);
+
+/**
+ * The runner sets FORGE_ROLE_PROFILE (the step's profile, read-only in the box) and
+ * FORGE_ROLE_LEDGER (the hash-chained ledger). The gate is loaded only then; an unreadable
+ * profile throws, which runGuard turns into a denial (exit 2).
+ */
+function roleGateFromEnv(env: NodeJS.ProcessEnv) {
+  const profileFile = env.FORGE_ROLE_PROFILE;
+  const ledgerFile = env.FORGE_ROLE_LEDGER;
+  if (!profileFile || !ledgerFile) return {};
+  return {
+    roleGate: async (input: { tool_name: string; tool_input: unknown; cwd: string }) => {
+      const { enforceRoleGate } = await import("../policy/role-gate.js");
+      const profile = JSON.parse(readFileSync(profileFile, "utf8"));
+      const r = enforceRoleGate({
+        profile,
+        tool: input.tool_name,
+        input: input.tool_input,
+        ledgerFile,
+        cwd: input.cwd,
+        ...(env.FORGE_RUN_ID ? { runId: env.FORGE_RUN_ID } : {}),
+      });
+      return r.denied ? r.reason : null;
+    },
+  };
+}

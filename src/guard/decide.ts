@@ -18,6 +18,11 @@ export interface GuardDeps {
   readonly realpath: RealpathFn;
   /** CLAUDE_PROJECT_DIR and HOME from the hook's environment. */
   readonly env: { readonly CLAUDE_PROJECT_DIR?: string; readonly HOME?: string };
+  /**
+   * R7.3 role gate: the role profile's `disallowed_tools`, checked after the guard's own rules;
+   * returns the refusal reason (which carries ROLE_GATE_VIOLATION) or null.
+   */
+  readonly roleGate?: (input: HookInput) => Promise<string | null>;
 }
 
 export const PATH_TOOLS: ReadonlySet<string> = new Set([

@@ -70,6 +70,10 @@ export async function runGuard(
     if (io.env.FORGE_GUARD_TEST_THROW === "sync") throw new Error("test-only failure");
     const decision = await decideToolCall(input, role, deps);
     if (decision) await io.writeStdout(denyJson(decision.deny));
+    else {
+      const gate = deps.roleGate ? await deps.roleGate(input) : null;
+      if (gate) await io.writeStdout(denyJson(`forge guard: ${gate}`));
+    }
     return 0;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

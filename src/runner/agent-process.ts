@@ -14,6 +14,8 @@ export interface AgentProcessResult {
   cancelled: boolean;
   spawnError?: string;
   turns: number;
+  /** The refusal that ended the step, when stopOnRefusal matched one. */
+  stoppedBy?: string;
 }
 
 export interface AgentProcessOptions {
@@ -22,6 +24,8 @@ export interface AgentProcessOptions {
   signal?: AbortSignal;
   onToolUse?: (summary: string) => void;
   onRefusal?: (text: string) => void;
+  /** A refusal that ends the step at once (R7.3: a role-gate violation). */
+  stopOnRefusal?: (text: string) => boolean;
   maxOutputBytes?: number;
 }
 
@@ -38,6 +42,7 @@ export function runAgentProcess(
     let timedOut = false;
     let turnLimitHit = false;
     let cancelled = false;
+    let stoppedBy: string | undefined;
     const child = spawn(cmd.command, cmd.args, {
       env: cmd.env,
       cwd: cmd.cwd,
@@ -92,7 +97,12 @@ export function runAgentProcess(
       } else if (msg.type === "user") {
         for (const block of content as Array<Record<string, unknown>>) {
           if (block.type === "tool_result" && block.is_error === true) {
-            opts.onRefusal?.(toolResultText(block.content).slice(0, 300));
+            const text = toolResultText(block.content);
+            opts.onRefusal?.(text.slice(0, 300));
+            if (stoppedBy === undefined && opts.stopOnRefusal?.(text)) {
+              stoppedBy = text.slice(0, 500);
+              kill();
+            }
           }
         }
       }
@@ -111,6 +121,7 @@ export function runAgentProcess(
         turnLimitHit,
         cancelled,
         turns,
+        ...(stoppedBy !== undefined ? { stoppedBy } : {}),
         ...r,
       });
     };

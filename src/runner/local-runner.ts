@@ -18,8 +18,11 @@ import {
   profileToBoxOptions,
   profileToProviderOptions,
   type ResolvedConfig,
+  ROLE_GATE_VIOLATION,
   setupToRun,
   tierModels,
+  touchesProtected,
+  verifyLedger,
 } from "../policy/index.js";
 import { readOnlyPromptSentences } from "../providers/read-only-flags.js";
 import type { Provider } from "../providers/types.js";
@@ -146,7 +149,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     // R8.5: the settings frozen when the run started, not whatever the files say now.
     const settings = frozen?.settings ?? effectiveSettings(role, { root: opts.installRoot });
     await writeFile(settingsFile, JSON.stringify(settings, null, 2));
-    const box = boxFor(role, ws.dir, home, [settingsFile]);
+    const box = boxFor(role, ws.dir, home, [settingsFile, join(stepDir, "profile.json")]);
     const boxInfo = box.describe();
     const fail = (reasons: string[], extra: Partial<StepResult> = {}): StepResult => ({
       decision: { role, verdict: "FAIL", reasons, overridden: false },
@@ -266,11 +269,24 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       extraArgs: [...SEARCH_TOOLS_ARGS],
       cwd: ws.dir,
     });
+    // R7.3: the role gate runs in the guard hook from this profile (read-only in the box) and
+    // appends violations to a hash-chained ledger; the runner ends the step on the first one.
+    const profileFile = join(stepDir, "profile.json");
+    await writeFile(profileFile, JSON.stringify(profile));
+    const ledgerFile = join(home, ".forge", "ledger.jsonl");
+    await mkdir(dirname(ledgerFile), { recursive: true });
     const env = buildAgentEnv({
       host: opts.hostEnv,
       home,
       providerCredentials: opts.provider.credentialEnv(opts.hostEnv),
-      extra: { FORGE_BASE_REF: ws.baseSha, FORGE_ROLE: role, CLAUDE_PROJECT_DIR: ws.dir },
+      extra: {
+        FORGE_BASE_REF: ws.baseSha,
+        FORGE_ROLE: role,
+        FORGE_RUN_ID: run.id,
+        FORGE_ROLE_PROFILE: profileFile,
+        FORGE_ROLE_LEDGER: ledgerFile,
+        CLAUDE_PROJECT_DIR: ws.dir,
+      },
     });
 
     const before = readOnly ? await snapshotTree(ws.dir) : null;
@@ -281,6 +297,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       signal: input.signal,
       onToolUse: (lastTool) => input.progress({ role, lastTool }),
       onRefusal: (refusal) => input.progress({ role, refusal }),
+      stopOnRefusal: (text) => text.includes(ROLE_GATE_VIOLATION),
     });
     const transcript = (await redactSecrets(proc.stdout.slice(-TRANSCRIPT_CAP))).text;
     events.push({
@@ -307,11 +324,17 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     if (proc.turnLimitHit)
       runnerReasons.push(`the agent went past its ${providerOpts.maxTurns} turns`);
     if (proc.cancelled) runnerReasons.push("the step was cancelled");
+    const gate = await roleGateOutcome(ledgerFile, join(stepDir, "ledger.jsonl"), proc.stoppedBy);
+    if (gate) {
+      events.push({ type: "role_gate.violation", data: { role, ...gate } });
+      runnerReasons.push(gate.detail);
+    }
     if (
       !proc.spawnError &&
       !proc.timedOut &&
       !proc.turnLimitHit &&
       !proc.cancelled &&
+      !gate &&
       proc.exitCode !== 0
     ) {
       const why = (await redactSecrets(proc.stderr.trim().slice(-500))).text;
@@ -428,6 +451,20 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     const state = await loadState(run.id);
     const facts = await diffFromBase(repo, run.baseSha);
     const path = runOutputPath(run.id);
+    // R8.4: the one gate function decides whether the change touches a protected path; the
+    // App's merge gate reads this event, and the run output says it is never auto-merged.
+    const protectedTouch = opts.config
+      ? touchesProtected(
+          facts.files,
+          opts.config.protectedPaths.map((p) => p.pattern),
+        )
+      : { touched: false, files: [] };
+    if (protectedTouch.touched) {
+      events.push({ type: "protected.touched", data: { files: protectedTouch.files } });
+      state.notes.push(
+        `protected paths touched (never auto-merged; needs an approved /forge approve): ${protectedTouch.files.join(", ")}`,
+      );
+    }
     const markdown = await renderRunOutput({
       run,
       steps,
@@ -479,6 +516,33 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
   }
 
   return { runStep, finishRun };
+}
+
+/**
+ * The role gate's outcome for one step: the ledger the hook wrote (copied out of the agent's
+ * HOME and verified) and the refusal the runner saw in the stream. Either one is a violation;
+ * a ledger that no longer verifies is one too (the agent may have tampered with it).
+ */
+async function roleGateOutcome(
+  ledgerInHome: string,
+  keep: string,
+  stoppedBy: string | undefined,
+): Promise<{ detail: string; ledgerLines: number } | null> {
+  let lines = 0;
+  let tampered = false;
+  if (existsSync(ledgerInHome)) {
+    const text = await readFile(ledgerInHome, "utf8");
+    await writeFile(keep, text);
+    const check = verifyLedger(keep);
+    if (check.ok) lines = check.lines;
+    else tampered = true;
+  }
+  if (!stoppedBy && lines === 0 && !tampered) return null;
+  const detail = tampered
+    ? `${ROLE_GATE_VIOLATION}: the role-gate ledger no longer verifies`
+    : (stoppedBy?.replace(/^.*?(ROLE_GATE_VIOLATION)/s, "$1").slice(0, 300) ??
+      `${ROLE_GATE_VIOLATION}: ${lines} violation(s) in the ledger`);
+  return { detail, ledgerLines: lines };
 }
 
 async function resetTree(dir: string, ref: string): Promise<void> {

@@ -64,6 +64,7 @@ export async function chainFixture(opts: {
     policy,
     ...(opts.stepTimeoutMs ? { stepTimeoutMs: opts.stepTimeoutMs } : {}),
     ...(opts.claudeBinary ? { claudeBinary: opts.claudeBinary } : {}),
+    ...(opts.profilesDir ? { profilesDir: opts.profilesDir } : {}),
   });
   return {
     dir: t.dir,

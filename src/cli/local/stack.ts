@@ -27,6 +27,8 @@ export interface LocalStackOptions {
   observer?: ChainObserver;
   logger?: Logger;
   stepTimeoutMs?: number;
+  /** Another profiles/ directory (default: the installation's). */
+  profilesDir?: string;
   /** Another claude binary (tests: a crashing agent). */
   claudeBinary?: string;
 }
@@ -66,7 +68,7 @@ export function openLocalStack(
     boxKind: opts.box,
     ownWork: opts.ownWork,
     hostEnv: opts.env,
-    profiles: loadProfiles(join(opts.root, "profiles")),
+    profiles: loadProfiles(opts.profilesDir ?? join(opts.root, "profiles")),
     config: opts.policy?.config ?? null,
     ...(opts.loginFile ? { claudeCredentialsFile: opts.loginFile } : {}),
     ...(opts.stepTimeoutMs ? { stepTimeoutMs: opts.stepTimeoutMs } : {}),
