@@ -5,6 +5,7 @@ import { registerConfig } from "./config.js";
 import { registerDemo } from "./demo.js";
 import { registerRun } from "./run.js";
 import { registerScanSecrets } from "./scan-secrets.js";
+import { registerServe } from "./serve.js";
 import { registerSettings } from "./settings.js";
 import { registerStatus } from "./status.js";
 import { registerStopVerify } from "./stop-verify.js";
@@ -24,4 +25,5 @@ export function registerCommands(program: Command): void {
   registerRun(program);
   registerDemo(program);
   registerStatus(program);
+  registerServe(program);
 }

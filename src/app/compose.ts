@@ -1,0 +1,98 @@
+/**
+ * Wiring the App's parts with their real implementations: journal, engine, App runner
+ * (local runner per run, installation token for git only), reporter, gatekeeper, mirrors,
+ * queue, box gate, snapshots. Tests pass their own runner (the layer below the engine) or
+ * box gate; nothing else is faked.
+ */
+import { createChainEngine } from "../chain/engine.js";
+import { randomIds } from "../chain/ids.js";
+import type { Clock, JournalStore, Logger, StepRunner } from "../chain/ports.js";
+import { createSealer } from "../seal/index.js";
+import { createAppRunner } from "./app-runner.js";
+import { realBoxGate, realSnapshots } from "./box-snapshot.js";
+import { createGatekeeper } from "./gatekeeper.js";
+import { gitAuthEnv } from "./git-auth.js";
+import type { Installations } from "./installations.js";
+import { createJobQueue } from "./queue.js";
+import { createRepoMirrors } from "./repo-mirror.js";
+import { createReporter } from "./reporter.js";
+import { githubContextOf, RunIndex } from "./run-context.js";
+import type { AppServices, BoxGate, DeploymentSettings, SnapshotMaker } from "./services.js";
+
+export interface ComposeInput {
+  settings: DeploymentSettings;
+  store: JournalStore;
+  installations: Installations;
+  gateKey: Buffer;
+  logger: Logger;
+  clock?: Clock;
+  maxParallel?: number;
+  stepTimeoutMs?: number;
+  stickyDelayMs?: number;
+  /** Background jobs at once; default 2 (the machine's cores run the agents). */
+  jobConcurrency?: number;
+  runner?: StepRunner;
+  boxGate?: BoxGate;
+  snapshots?: SnapshotMaker;
+}
+
+export function composeServices(input: ComposeInput): AppServices {
+  const { settings, store, installations, logger } = input;
+  const clock = input.clock ?? { now: () => new Date() };
+  const index = new RunIndex(store);
+  const reporter = createReporter({
+    store,
+    installations,
+    forgeHome: settings.forgeHome,
+    logger,
+    index,
+    ...(input.stickyDelayMs !== undefined ? { stickyDelayMs: input.stickyDelayMs } : {}),
+  });
+  const runner =
+    input.runner ??
+    createAppRunner({
+      forgeHome: settings.forgeHome,
+      installRoot: settings.installRoot,
+      boxKind: settings.box,
+      ownWork: settings.ownWork,
+      hostEnv: settings.env,
+      ...(settings.loginFile ? { loginFile: settings.loginFile } : {}),
+      ...(input.stepTimeoutMs ? { stepTimeoutMs: input.stepTimeoutMs } : {}),
+      logger,
+      // Asked at clone and push time, so a chain longer than a token's hour still pushes.
+      remoteAuth: async (run) => {
+        const ctx = githubContextOf(run);
+        return ctx ? gitAuthEnv(await installations.token(ctx.installationId)) : {};
+      },
+    });
+  const engine = createChainEngine({
+    store,
+    runner,
+    clock,
+    logger,
+    ids: randomIds(),
+    maxParallel: input.maxParallel ?? 2,
+    observer: reporter,
+  });
+  const gatekeeper = createGatekeeper({
+    store,
+    engine,
+    sealer: createSealer({ key: input.gateKey, clock }),
+    logger,
+    onChange: (runId, options) => reporter.refresh(runId, options),
+  });
+  return {
+    settings,
+    store,
+    engine,
+    index,
+    installations,
+    mirrors: createRepoMirrors(settings.forgeHome),
+    gatekeeper,
+    reporter,
+    queue: createJobQueue({ concurrency: input.jobConcurrency ?? 2, logger }),
+    boxGate: input.boxGate ?? realBoxGate(settings, store),
+    snapshots: input.snapshots ?? realSnapshots(settings),
+    logger,
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * The installation token reaches git only (R2.5): as an `http.extraHeader` passed through
+ * git's GIT_CONFIG_* environment to the runner's own git processes — never in a URL (the
+ * journal keeps `run.repo.remote` token-free, and a clone's .git/config the agent can read
+ * holds the plain URL), never on a command line (visible in /proc), never in an agent's
+ * environment (agent-env.ts builds that from an allowlist).
+ */
+const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+
+export function gitAuthEnv(token: string): Record<string, string> {
+  if (!/^[\x21-\x7e]{1,512}$/.test(token)) throw new TypeError("not a usable token");
+  const basic = Buffer.from(`x-access-token:${token}`, "utf8").toString("base64");
+  return {
+    GIT_CONFIG_COUNT: "1",
+    GIT_CONFIG_KEY_0: "http.extraHeader",
+    GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
+  };
+}
+
+/**
+ * The git host's web base: FORGE_GIT_URL, else the GitHub Enterprise host Probot talks to
+ * (GHE_PROTOCOL://GHE_HOST), else github.com. Taken from the deployment, never from a
+ * payload's clone_url, so the token is only ever sent to the host it belongs to.
+ */
+export function gitWebBase(env: Record<string, string | undefined>): string {
+  const explicit = env.FORGE_GIT_URL?.trim();
+  if (explicit) return explicit.replace(/\/+$/, "");
+  if (env.GHE_HOST) return `${env.GHE_PROTOCOL || "https"}://${env.GHE_HOST}`;
+  return "https://github.com";
+}
+
+export function repoRemote(base: string, owner: string, repo: string): string {
+  if (!NAME.test(owner) || !NAME.test(repo) || repo.startsWith(".") || owner.startsWith(".")) {
+    throw new TypeError(`not a repository name: ${owner}/${repo}`.slice(0, 120));
+  }
+  return `${base}/${owner}/${repo}.git`;
+}

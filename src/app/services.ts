@@ -1,0 +1,59 @@
+/**
+ * Everything the handlers need, passed in (no module singletons): built once by server.ts
+ * for `forge serve`, and by the tests with real parts and a scripted StepRunner.
+ */
+import type { BoxKind } from "../boxes/types.js";
+import type { ChainEngine } from "../chain/engine.js";
+import type { JournalStore, Logger } from "../chain/ports.js";
+import type { DeploymentConfig, ResolvedConfig } from "../policy/index.js";
+import type { Gatekeeper } from "./gatekeeper.js";
+import type { Installations } from "./installations.js";
+import type { JobQueue } from "./queue.js";
+import type { RepoMirrors } from "./repo-mirror.js";
+import type { Reporter } from "./reporter.js";
+import type { RunIndex } from "./run-context.js";
+
+export interface DeploymentSettings {
+  installRoot: string;
+  forgeHome: string;
+  /** Host environment for boxes and proofs (the agent env is an allowlist of it). */
+  env: Record<string, string | undefined>;
+  box: BoxKind;
+  ownWork: boolean;
+  /** Prove a repository's box when its proof is missing or stale (R7.2); else refuse. */
+  autoProve: boolean;
+  /** FORGE_TRUSTED. */
+  trusted: string[];
+  /** Base URL of the git host (gitWebBase). */
+  gitBase: string;
+  loginFile?: string;
+  deployment?: DeploymentConfig;
+}
+
+export interface BoxGate {
+  /** Null when the repository's box may run, else the refusal. */
+  check(input: { mirrorDir: string; config: ResolvedConfig }): Promise<string | null>;
+}
+
+export interface SnapshotMaker {
+  build(input: {
+    mirrorDir: string;
+    ref: string;
+    registry: unknown;
+  }): Promise<Record<string, unknown>>;
+}
+
+export interface AppServices {
+  settings: DeploymentSettings;
+  store: JournalStore;
+  engine: ChainEngine;
+  index: RunIndex;
+  installations: Installations;
+  mirrors: RepoMirrors;
+  gatekeeper: Gatekeeper;
+  reporter: Reporter;
+  queue: JobQueue;
+  boxGate: BoxGate;
+  snapshots: SnapshotMaker;
+  logger: Logger;
+}
