@@ -625,7 +625,9 @@ export function mockGitHub(options: MockGitHubOptions = {}): GitHubMock {
               resolveReply([504, { message: "gave up" }, { "content-type": "application/json" }]);
             };
             hanging.add(answer);
-            request.signal.addEventListener("abort", answer, { once: true });
+            // An aborted request is never answered: a reply delivered to a request the client
+            // already aborted makes undici throw an uncaught TypeError on its socket (Node 20).
+            request.signal.addEventListener("abort", () => hanging.delete(answer), { once: true });
           });
         }
         if ("networkError" in response) {
