@@ -1,5 +1,5 @@
 // `forge run`, `forge demo` and the box-proof gate as a user meets them: the real CLI bundle.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -9,6 +9,7 @@ import { currentValidity, ensureBoxProof } from "../../src/cli/local/box-gate.js
 import { gitRunnerIn } from "../../src/cli/local/git-runner.js";
 import { openStore } from "../../src/cli/local/stack.js";
 import { createDemoRepo } from "../../src/demo/demo-repo.js";
+import { demoScript } from "../../src/demo/demo-script.js";
 import { loadProfiles } from "../../src/policy/index.js";
 import { loadRepoPolicy } from "../../src/policy/repo-policy.js";
 import { startModelServer } from "../../src/scripted-model/server.js";
@@ -150,6 +151,59 @@ describe("the box proof gate (R7.2)", () => {
     } finally {
       await model.close();
       await store.close();
+    }
+  });
+});
+
+describe("forge run, Ctrl-C", () => {
+  it("cancels cleanly, journals it, and forge status shows it", async () => {
+    const s = sandbox();
+    const repo = join(s.dir, "repo");
+    await createDemoRepo(root, repo);
+    const script = demoScript();
+    const slow = {
+      ...script,
+      routes: (script.routes ?? []).map((r) =>
+        r.marker === "forgechain step: builder"
+          ? { ...r, turns: r.turns.map((t, i) => (i === 0 ? { ...t, delayMs: 30_000 } : t)) }
+          : r,
+      ),
+    };
+    const model = await startModelServer(slow);
+    try {
+      const env = {
+        ...s.env,
+        ANTHROPIC_BASE_URL: model.url,
+        ANTHROPIC_API_KEY: "sk-ant-forge-test-not-a-real-key",
+      };
+      const child = spawn(
+        process.execPath,
+        [join(root, "bin", "forge.js"), "run", "--repo", repo, "--task", "Greet louder"],
+        { env, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let out = "";
+      child.stdout.on("data", (d) => {
+        out += String(d);
+      });
+      const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+      const end = Date.now() + 120_000;
+      while (!/builder\s+running/.test(out) && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(out).toMatch(/builder\s+running/);
+      child.kill("SIGINT");
+      expect(await exited).toBe(1);
+      expect(out).toMatch(/cancelling \(Ctrl-C\)/);
+      expect(out).toMatch(/: CANCELLED/);
+      const id = /run ([0-9a-f]{32}) \(change chain/.exec(out)?.[1] ?? "";
+      const status = await forge(["status", id, "--json"], env);
+      const parsed = JSON.parse(status.stdout) as {
+        run: { state: string };
+        events: Array<{ type: string }>;
+      };
+      expect(parsed.run.state).toBe("cancelled");
+      expect(parsed.events.map((e) => e.type)).toContain("run.cancelled");
+    } finally {
+      await model.close();
     }
   });
 });
