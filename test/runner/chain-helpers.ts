@@ -5,11 +5,12 @@ import { installRoot } from "../../src/cli/install-root.js";
 import { gitRunnerIn } from "../../src/cli/local/git-runner.js";
 import { type LocalStack, openLocalStack } from "../../src/cli/local/stack.js";
 import { createDemoRepo } from "../../src/demo/demo-repo.js";
+import { demoScript } from "../../src/demo/demo-script.js";
 import { loadProfiles } from "../../src/policy/index.js";
 import { loadRepoPolicy, type RepoPolicy } from "../../src/policy/repo-policy.js";
 import type { ChainKind } from "../../src/roles/role-names.js";
 import { buildSnapshotContent } from "../../src/runner/snapshot-content.js";
-import type { ModelServer } from "../../src/scripted-model/server.js";
+import type { ModelServer, Script, Turn } from "../../src/scripted-model/server.js";
 import { tempDir } from "../helpers/git-repo.js";
 
 export const root = installRoot();
@@ -98,5 +99,47 @@ export async function startChain(
     repo: { remote: f.repo, baseRef: "main", ...(chain === "review" ? { headRef: "HEAD" } : {}) },
     snapshotContent,
     requestBudget: f.policy.config.budgets.requestBudget.value,
+  });
+}
+
+/** The demo chain with one role's conversation replaced. */
+export function withRole(role: string, turns: Turn[], script: Script = demoScript()): Script {
+  return {
+    ...script,
+    routes: (script.routes ?? []).map((r) =>
+      r.marker === `forgechain step: ${role}` ? { ...r, turns } : r,
+    ),
+  };
+}
+
+export type FixtureOptions = Omit<Parameters<typeof chainFixture>[0], "server">;
+
+/** Script the server, run one change chain to its end, and return what the journal holds. */
+export async function runScripted(
+  server: ModelServer,
+  script: Script,
+  fixture: FixtureOptions = {},
+  mutateSnapshot?: (content: Record<string, unknown>) => void,
+) {
+  server.setScript(script);
+  server.reset();
+  const f = await chainFixture({ server, ...fixture });
+  const run = await startChain(f, "change", undefined, mutateSnapshot);
+  const final = await f.stack.engine.drive(run.id);
+  const status = await f.stack.engine.status(run.id);
+  const events = await f.stack.store.events(run.id);
+  return { f, run, final, status, steps: status.steps, events };
+}
+
+/** A second process's view of a fixture's FORGE_HOME (a restart). */
+export function reopenStack(f: ChainFixture, server: ModelServer): LocalStack {
+  return openLocalStack({
+    root,
+    forgeHome: f.forgeHome,
+    env: modelEnv(server),
+    box: "bwrap",
+    ownWork: false,
+    provider: "claude",
+    policy: f.policy,
   });
 }

@@ -7,11 +7,10 @@ import {
   type ModelServer,
   type Script,
   startModelServer,
-  type Turn,
 } from "../../src/scripted-model/server.js";
 import { ensureBuilt } from "../harness/build.js";
 import { gitIn, tempDir } from "../helpers/git-repo.js";
-import { chainFixture, startChain } from "./chain-helpers.js";
+import { type FixtureOptions, runScripted, withRole } from "./chain-helpers.js";
 
 let server: ModelServer;
 beforeAll(async () => {
@@ -22,31 +21,11 @@ afterAll(async () => server.close());
 
 const SUMMARY = "A summary long enough for the schema. ".repeat(8);
 
-/** The demo chain with one role's conversation replaced. */
-function withRole(role: string, turns: Turn[]): Script {
-  const script = demoScript();
-  const routes = (script.routes ?? []).map((r) =>
-    r.marker === `forgechain step: ${role}` ? { ...r, turns } : r,
-  );
-  return { ...script, routes };
-}
-
-type FixtureOptions = Omit<Parameters<typeof chainFixture>[0], "server">;
-
-async function runChain(
+const runChain = (
   script: Script,
   fixture: FixtureOptions = {},
-  mutateSnapshot?: (content: Record<string, unknown>) => void,
-) {
-  server.setScript(script);
-  server.reset();
-  const f = await chainFixture({ server, ...fixture });
-  const run = await startChain(f, "change", undefined, mutateSnapshot);
-  const final = await f.stack.engine.drive(run.id);
-  const status = await f.stack.engine.status(run.id);
-  const events = await f.stack.store.events(run.id);
-  return { f, run, final, status, events };
-}
+  mutate?: (content: Record<string, unknown>) => void,
+) => runScripted(server, script, fixture, mutate);
 
 /**
  * Deny rules have had enforcement bugs (R4.1): simulate one by freezing the reviewer's

@@ -9,11 +9,10 @@ import {
   type ModelServer,
   type Script,
   startModelServer,
-  type Turn,
 } from "../../src/scripted-model/server.js";
 import { ensureBuilt } from "../harness/build.js";
 import { gitIn, tempDir } from "../helpers/git-repo.js";
-import { chainFixture, root, startChain } from "./chain-helpers.js";
+import { type FixtureOptions, root, runScripted, withRole } from "./chain-helpers.js";
 
 let server: ModelServer;
 beforeAll(async () => {
@@ -21,16 +20,6 @@ beforeAll(async () => {
   server = await startModelServer({ turns: [] });
 });
 afterAll(async () => server.close());
-
-function withRole(role: string, turns: Turn[]): Script {
-  const script = demoScript();
-  return {
-    ...script,
-    routes: (script.routes ?? []).map((r) =>
-      r.marker === `forgechain step: ${role}` ? { ...r, turns } : r,
-    ),
-  };
-}
 
 /** A copy of profiles/ with one profile changed. */
 function profilesWith(
@@ -46,22 +35,8 @@ function profilesWith(
   return t;
 }
 
-async function runChain(
-  script: Script,
-  fixture: Omit<Parameters<typeof chainFixture>[0], "server"> = {},
-) {
-  server.setScript(script);
-  server.reset();
-  const f = await chainFixture({ server, ...fixture });
-  const run = await startChain(f);
-  const final = await f.stack.engine.drive(run.id);
-  return {
-    f,
-    final,
-    steps: await f.stack.store.getSteps(run.id),
-    events: await f.stack.store.events(run.id),
-  };
-}
+const runChain = (script: Script, fixture: FixtureOptions = {}) =>
+  runScripted(server, script, fixture);
 
 describe("the resolved config reaches the runner", () => {
   it("runs the validate: controls inside the box", async () => {

@@ -2,7 +2,6 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openLocalStack } from "../../src/cli/local/stack.js";
 import { demoScript } from "../../src/demo/demo-script.js";
 import {
   type ModelServer,
@@ -10,7 +9,7 @@ import {
   startModelServer,
 } from "../../src/scripted-model/server.js";
 import { ensureBuilt } from "../harness/build.js";
-import { chainFixture, modelEnv, root, startChain } from "./chain-helpers.js";
+import { chainFixture, reopenStack, root, startChain } from "./chain-helpers.js";
 
 let server: ModelServer;
 beforeAll(async () => {
@@ -62,15 +61,7 @@ describe("restart mid-chain (R10.1)", () => {
     });
     const exited = new Promise((r) => child.on("exit", r));
     const runId = await waitFor(async () => /run ([0-9a-f]{32})/.exec(out)?.[1], 60_000);
-    const watcher = openLocalStack({
-      root,
-      forgeHome: f.forgeHome,
-      env: modelEnv(server),
-      box: "bwrap",
-      ownWork: false,
-      provider: "claude",
-      policy: f.policy,
-    });
+    const watcher = reopenStack(f, server);
     // Kill the whole process group (the child, its claude and bwrap) while the builder runs.
     await waitFor(async () => {
       const steps = await watcher.store.getSteps(runId);
@@ -80,15 +71,7 @@ describe("restart mid-chain (R10.1)", () => {
     await exited;
     await watcher.close();
 
-    const stack = openLocalStack({
-      root,
-      forgeHome: f.forgeHome,
-      env: modelEnv(server),
-      box: "bwrap",
-      ownWork: false,
-      provider: "claude",
-      policy: f.policy,
-    });
+    const stack = reopenStack(f, server);
     try {
       const resumed = await stack.engine.recover();
       expect(resumed.map((r) => r.id)).toEqual([runId]);
@@ -148,15 +131,7 @@ describe("a clarification request (R6.1–R6.2)", () => {
     await f.stack.close();
 
     // A restart: a new engine on the same journal leaves the question alone (no automatic retry).
-    const stack = openLocalStack({
-      root,
-      forgeHome: f.forgeHome,
-      env: modelEnv(server),
-      box: "bwrap",
-      ownWork: false,
-      provider: "claude",
-      policy: f.policy,
-    });
+    const stack = reopenStack(f, server);
     try {
       expect(await stack.engine.recover()).toEqual([]);
       const status = await stack.engine.status(run.id);

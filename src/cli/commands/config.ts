@@ -1,19 +1,19 @@
 import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { execa } from "execa";
 import {
   type ConfigReportSource,
   formatResolvedConfig,
   resolvedConfigJson,
 } from "../../policy/config-report.js";
-import { type ConfigSource, type GitRunner, readConfigSource } from "../../policy/config-source.js";
+import { type ConfigSource, readConfigSource } from "../../policy/config-source.js";
 import { ExplainError, explain, formatExplanation } from "../../policy/explain.js";
 import { FORGE_CONFIG_PATH } from "../../policy/forge-config-schema.js";
 import { ConfigError, type ConfigIssue, formatIssue } from "../../policy/issues.js";
 import { loadProfiles } from "../../policy/profiles.js";
 import { loadRepoPolicy, type RepoPolicy } from "../../policy/repo-policy.js";
 import { installRoot } from "../install-root.js";
+import { gitRunnerIn } from "../local/git-runner.js";
 import { UsageError } from "../usage-error.js";
 
 interface ConfigOptions {
@@ -81,7 +81,7 @@ async function load(options: ConfigOptions): Promise<Loaded> {
     isDir = false;
   }
   if (!isDir) throw new UsageError(`--repo ${repoDir}: not a directory`);
-  const git = gitIn(repoDir);
+  const git = gitRunnerIn(repoDir);
   try {
     const profiles = loadProfiles(join(installRoot(), "profiles"));
     return { ok: true, ...(await loadRepoPolicy(repoDir, { git, profiles })) };
@@ -116,21 +116,5 @@ function reportSource(source: ConfigSource): ConfigReportSource {
     ref: source.ref,
     found: source.text !== null,
     note: source.note,
-  };
-}
-
-function gitIn(cwd: string): GitRunner {
-  return async (args) => {
-    const result = await execa("git", args, {
-      cwd,
-      reject: false,
-      stripFinalNewline: false,
-      env: { GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0" },
-    });
-    return {
-      exitCode: result.exitCode ?? 1,
-      stdout: String(result.stdout ?? ""),
-      stderr: String(result.stderr ?? ""),
-    };
   };
 }
