@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { createBox } from "../boxes/create-box.js";
 import type { Box, BoxKind } from "../boxes/types.js";
 import type { Logger, RunArtifacts, StepInput, StepResult, StepRunner } from "../chain/ports.js";
-import type { RunRecord, StepRecord, WorkerFeedback } from "../chain/types.js";
+import type { RunRecord, StepRecord } from "../chain/types.js";
 import { runVerifyFromBase } from "../guard/stop-verify.js";
 import {
   controlsToRun,
@@ -22,7 +22,6 @@ import {
   setupToRun,
   tierModels,
   touchesProtected,
-  verifyLedger,
 } from "../policy/index.js";
 import { readOnlyPromptSentences } from "../providers/read-only-flags.js";
 import type { Provider } from "../providers/types.js";
@@ -42,6 +41,13 @@ import { git } from "./git.js";
 import { buildPrompt } from "./prompt.js";
 import { renderRunOutput, runOutputPath } from "./run-output.js";
 import { frozenRole } from "./snapshot-content.js";
+import {
+  constraintsFor,
+  feedbackFor,
+  readRequest,
+  resetTree,
+  roleGateOutcome,
+} from "./step-outcome.js";
 import { diffSnapshots, restoreTree, snapshotTree } from "./tree-snapshot.js";
 import { branchName, prepareWorkspace } from "./workspace.js";
 
@@ -516,91 +522,4 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
   }
 
   return { runStep, finishRun };
-}
-
-/**
- * The role gate's outcome for one step: the ledger the hook wrote (copied out of the agent's
- * HOME and verified) and the refusal the runner saw in the stream. Either one is a violation;
- * a ledger that no longer verifies is one too (the agent may have tampered with it).
- */
-async function roleGateOutcome(
-  ledgerInHome: string,
-  keep: string,
-  stoppedBy: string | undefined,
-): Promise<{ detail: string; ledgerLines: number } | null> {
-  let lines = 0;
-  let tampered = false;
-  if (existsSync(ledgerInHome)) {
-    const text = await readFile(ledgerInHome, "utf8");
-    await writeFile(keep, text);
-    const check = verifyLedger(keep);
-    if (check.ok) lines = check.lines;
-    else tampered = true;
-  }
-  if (!stoppedBy && lines === 0 && !tampered) return null;
-  const detail = tampered
-    ? `${ROLE_GATE_VIOLATION}: the role-gate ledger no longer verifies`
-    : (stoppedBy?.replace(/^.*?(ROLE_GATE_VIOLATION)/s, "$1").slice(0, 300) ??
-      `${ROLE_GATE_VIOLATION}: ${lines} violation(s) in the ledger`);
-  return { detail, ledgerLines: lines };
-}
-
-async function resetTree(dir: string, ref: string): Promise<void> {
-  await git(["reset", "--quiet", "--hard", ref], { cwd: dir });
-  await git(["clean", "-fdq"], { cwd: dir });
-}
-
-function constraintsFor(role: Role, readOnly: boolean): string[] {
-  const c = [
-    "Do not try to push: the runner pushes. Secret files (.env and filled variants, keys, credentials) are closed to you.",
-  ];
-  if (readOnly)
-    c.push(
-      "You may not change any file: forgechain snapshots the tree and FAILs a step that wrote.",
-    );
-  if (role === "builder")
-    c.push("Implement the plan, run the tests, and give their output and exit codes as evidence.");
-  return c;
-}
-
-function feedbackFor(
-  role: Role,
-  attempt: number,
-  disposition: WorkerFeedback["disposition"],
-  summary: string,
-  request?: WorkerFeedback["request"],
-): WorkerFeedback {
-  const fb: WorkerFeedback = {
-    id: `${role}-attempt-${attempt}`,
-    role,
-    task: role,
-    attempt,
-    disposition,
-    summary: summary || "(no summary)",
-    evidence: [],
-  };
-  if (request && (disposition === "clarification" || disposition === "blocked"))
-    fb.request = request;
-  return fb;
-}
-
-function readRequest(output: unknown): WorkerFeedback["request"] | null {
-  if (!output || typeof output !== "object") return null;
-  const r = (output as { request?: unknown }).request;
-  if (!r || typeof r !== "object") return null;
-  const { id, kind, question, context, choices } = r as Record<string, unknown>;
-  if (
-    typeof id !== "string" ||
-    typeof kind !== "string" ||
-    typeof question !== "string" ||
-    typeof context !== "string"
-  )
-    return null;
-  return {
-    id,
-    kind,
-    question,
-    context,
-    ...(Array.isArray(choices) ? { choices: choices.map(String) } : {}),
-  };
 }

@@ -1,0 +1,96 @@
+// What the runner concludes from a finished agent process, apart from the verdict rules:
+// the role gate's outcome, the worker feedback (R6.1), the request a role asked, and the
+// constraints every prompt carries.
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import type { WorkerFeedback } from "../chain/types.js";
+import { ROLE_GATE_VIOLATION, verifyLedger } from "../policy/index.js";
+import type { Role } from "../roles/role-names.js";
+import { git } from "./git.js";
+
+/**
+ * The role gate's outcome for one step: the ledger the hook wrote (copied out of the agent's
+ * HOME and verified) and the refusal the runner saw in the stream. Either one is a violation;
+ * a ledger that no longer verifies is one too (the agent may have tampered with it).
+ */
+export async function roleGateOutcome(
+  ledgerInHome: string,
+  keep: string,
+  stoppedBy: string | undefined,
+): Promise<{ detail: string; ledgerLines: number } | null> {
+  let lines = 0;
+  let tampered = false;
+  if (existsSync(ledgerInHome)) {
+    const text = await readFile(ledgerInHome, "utf8");
+    await writeFile(keep, text);
+    const check = verifyLedger(keep);
+    if (check.ok) lines = check.lines;
+    else tampered = true;
+  }
+  if (!stoppedBy && lines === 0 && !tampered) return null;
+  const detail = tampered
+    ? `${ROLE_GATE_VIOLATION}: the role-gate ledger no longer verifies`
+    : (stoppedBy?.replace(/^.*?(ROLE_GATE_VIOLATION)/s, "$1").slice(0, 300) ??
+      `${ROLE_GATE_VIOLATION}: ${lines} violation(s) in the ledger`);
+  return { detail, ledgerLines: lines };
+}
+
+export async function resetTree(dir: string, ref: string): Promise<void> {
+  await git(["reset", "--quiet", "--hard", ref], { cwd: dir });
+  await git(["clean", "-fdq"], { cwd: dir });
+}
+
+export function constraintsFor(role: Role, readOnly: boolean): string[] {
+  const c = [
+    "Do not try to push: the runner pushes. Secret files (.env and filled variants, keys, credentials) are closed to you.",
+  ];
+  if (readOnly)
+    c.push(
+      "You may not change any file: forgechain snapshots the tree and FAILs a step that wrote.",
+    );
+  if (role === "builder")
+    c.push("Implement the plan, run the tests, and give their output and exit codes as evidence.");
+  return c;
+}
+
+export function feedbackFor(
+  role: Role,
+  attempt: number,
+  disposition: WorkerFeedback["disposition"],
+  summary: string,
+  request?: WorkerFeedback["request"],
+): WorkerFeedback {
+  const fb: WorkerFeedback = {
+    id: `${role}-attempt-${attempt}`,
+    role,
+    task: role,
+    attempt,
+    disposition,
+    summary: summary || "(no summary)",
+    evidence: [],
+  };
+  if (request && (disposition === "clarification" || disposition === "blocked"))
+    fb.request = request;
+  return fb;
+}
+
+export function readRequest(output: unknown): WorkerFeedback["request"] | null {
+  if (!output || typeof output !== "object") return null;
+  const r = (output as { request?: unknown }).request;
+  if (!r || typeof r !== "object") return null;
+  const { id, kind, question, context, choices } = r as Record<string, unknown>;
+  if (
+    typeof id !== "string" ||
+    typeof kind !== "string" ||
+    typeof question !== "string" ||
+    typeof context !== "string"
+  )
+    return null;
+  return {
+    id,
+    kind,
+    question,
+    context,
+    ...(Array.isArray(choices) ? { choices: choices.map(String) } : {}),
+  };
+}
