@@ -13,7 +13,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join, sep } from "node:path";
 import type { BoxProof, JournalStore } from "../chain/ports.js";
 import { claudeProvider } from "../providers/claude.js";
 import { ROLES, type Role } from "../roles/role-names.js";
@@ -145,7 +145,11 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
           allowNetwork: seam.mode === "host",
           network: seam,
           ownWork: opts.ownWork,
-          readOnlyPaths: [...(opts.readOnlyPaths ?? []), settingsDir],
+          readOnlyPaths: [
+            ...(opts.readOnlyPaths ?? []),
+            ...toolboxRoots(opts.claudeBinary, node),
+            settingsDir,
+          ],
           denySubpaths: opts.denyPaths ?? [],
         });
         Object.assign(ctx, {
@@ -368,4 +372,18 @@ function safe<T>(fn: () => T): T | Error {
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
+}
+
+/**
+ * The toolbox must be visible inside the box even when it sits under a directory the box
+ * hides (/tmp, /root, /home — a CI checkout in /tmp is one): the installation that holds the
+ * claude binary (the ancestor of its node_modules, which also holds bin/forge.js for the
+ * hooks) and node's own prefix.
+ */
+export function toolboxRoots(claudeBinary: string, node: string): string[] {
+  const roots = [dirname(dirname(node))];
+  const abs = isAbsolute(claudeBinary) ? claudeBinary : null;
+  const at = abs?.lastIndexOf(`${sep}node_modules${sep}`) ?? -1;
+  if (abs && at > 0) roots.push(abs.slice(0, at));
+  return roots;
 }
