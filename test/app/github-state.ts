@@ -1,0 +1,274 @@
+/**
+ * A stateful fake of the GitHub REST/GraphQL operations forgechain uses: comments, check
+ * runs, pull requests, permissions, installation tokens, auto-merge. Answers are built from
+ * GitHub's own OpenAPI examples (so they pass the response-schema check) with the fields a
+ * case needs changed. Used behind nock (test/app/app-kit.ts) and behind a real HTTP server
+ * on loopback (fake-github-server.ts); both check every request against the description.
+ */
+import { randomBytes } from "node:crypto";
+import { openApiExample } from "../harness/openapi-check.js";
+
+type Json = Record<string, unknown>;
+
+export interface FakeComment {
+  id: number;
+  issue: number;
+  body: string;
+  user: { login: string; type: string };
+  edits: number;
+}
+
+export interface FakeCheckRun {
+  id: number;
+  name: string;
+  headSha: string;
+  externalId: string;
+  status: string;
+  conclusion: string | null;
+  title: string | null;
+  summary: string | null;
+  annotations: number;
+  history: string[];
+}
+
+export interface FakePull {
+  number: number;
+  nodeId: string;
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  draft: boolean;
+}
+
+export interface GitHubState {
+  botLogin: string;
+  /** login → permission ("write", "read", …); unknown logins are 404 (not a collaborator). */
+  permissions: Map<string, string>;
+  comments: FakeComment[];
+  checkRuns: FakeCheckRun[];
+  pulls: FakePull[];
+  graphql: Array<{ query: string; variables: unknown }>;
+  /** Installation tokens issued, newest last. */
+  tokens: string[];
+  handle(method: string, path: string, body: unknown): { status: number; body: unknown };
+  commentsOn(issue: number): FakeComment[];
+  checksFor(headSha: string): FakeCheckRun[];
+}
+
+const json = (status: number, body: unknown) => ({ status, body });
+const notFound = json(404, {
+  message: "Not Found",
+  documentation_url: "https://docs.github.com/rest",
+});
+
+export function createGitHubState(
+  options: { botLogin?: string; owner?: string; repo?: string } = {},
+): GitHubState {
+  const botLogin = options.botLogin ?? "forgechain[bot]";
+  const state: GitHubState = {
+    botLogin,
+    permissions: new Map(),
+    comments: [],
+    checkRuns: [],
+    pulls: [],
+    graphql: [],
+    tokens: [],
+    handle,
+    commentsOn: (issue) => state.comments.filter((c) => c.issue === issue),
+    checksFor: (sha) => state.checkRuns.filter((c) => c.headSha === sha),
+  };
+  let nextId = 1000;
+
+  function commentJson(c: FakeComment): Json {
+    const base = openApiExample("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments");
+    return {
+      ...base,
+      id: c.id,
+      body: c.body,
+      user: { ...(base.user as Json), login: c.user.login, type: c.user.type },
+    };
+  }
+
+  function checkJson(c: FakeCheckRun): Json {
+    const base = openApiExample("POST", "/repos/{owner}/{repo}/check-runs");
+    return {
+      ...base,
+      id: c.id,
+      name: c.name,
+      head_sha: c.headSha,
+      external_id: c.externalId,
+      status: c.status,
+      conclusion: c.conclusion,
+      output: {
+        ...(base.output as Json),
+        title: c.title,
+        summary: c.summary,
+        annotations_count: c.annotations,
+      },
+    };
+  }
+
+  function pullJson(p: FakePull): Json {
+    const base = openApiExample("POST", "/repos/{owner}/{repo}/pulls");
+    return {
+      ...base,
+      requested_teams: [],
+      number: p.number,
+      node_id: p.nodeId,
+      draft: p.draft,
+      title: p.title,
+      html_url: `https://github.example/pull/${p.number}`,
+    };
+  }
+
+  function applyCheck(c: FakeCheckRun, b: Json) {
+    if (typeof b.status === "string") c.status = b.status;
+    if (typeof b.conclusion === "string") c.conclusion = b.conclusion;
+    const out = b.output as Json | undefined;
+    if (out) {
+      if (typeof out.title === "string") c.title = out.title;
+      if (typeof out.summary === "string") c.summary = out.summary;
+      if (Array.isArray(out.annotations)) c.annotations += out.annotations.length;
+    }
+    c.history.push(c.conclusion ? `${c.status}:${c.conclusion}` : c.status);
+  }
+
+  function handle(method: string, path: string, body: unknown): { status: number; body: unknown } {
+    const url = new URL(path, "http://x");
+    const p = url.pathname;
+    const b = (body ?? {}) as Json;
+    let m: RegExpExecArray | null;
+    if (method === "POST" && /^\/app\/installations\/\d+\/access_tokens$/.test(p)) {
+      const token = `ghs_${randomBytes(18).toString("hex")}`;
+      state.tokens.push(token);
+      const example = openApiExample(
+        "POST",
+        "/app/installations/{installation_id}/access_tokens",
+        201,
+      );
+      return json(201, {
+        ...example,
+        token,
+        expires_at: new Date(Date.now() + 3600_000).toISOString(),
+      });
+    }
+    if (method === "POST" && p === "/graphql") {
+      state.graphql.push({ query: String(b.query ?? ""), variables: b.variables });
+      return json(200, {
+        data: {
+          disablePullRequestAutoMerge: { pullRequest: { id: "PR_x", autoMergeRequest: null } },
+        },
+      });
+    }
+    if (
+      (m = /^\/repos\/[^/]+\/[^/]+\/collaborators\/([^/]+)\/permission$/.exec(p)) &&
+      method === "GET"
+    ) {
+      const perm = state.permissions.get(decodeURIComponent(m[1] ?? ""));
+      if (!perm) return notFound;
+      const example = openApiExample(
+        "GET",
+        "/repos/{owner}/{repo}/collaborators/{username}/permission",
+      );
+      const legacy = perm === "maintain" ? "write" : perm === "triage" ? "read" : perm;
+      return json(200, {
+        ...example,
+        permission: legacy,
+        role_name: perm,
+        user: { ...(example.user as Json), role_name: perm },
+      });
+    }
+    if ((m = /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/.exec(p))) {
+      const issue = Number(m[1]);
+      if (method === "GET") return json(200, state.commentsOn(issue).map(commentJson));
+      if (method === "POST") {
+        const c: FakeComment = {
+          id: nextId++,
+          issue,
+          body: String(b.body ?? ""),
+          user: { login: botLogin, type: "Bot" },
+          edits: 0,
+        };
+        state.comments.push(c);
+        return json(201, commentJson(c));
+      }
+    }
+    if ((m = /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(p)) && method === "PATCH") {
+      const c = state.comments.find((x) => x.id === Number(m?.[1]));
+      if (!c) return notFound;
+      c.body = String(b.body ?? "");
+      c.edits++;
+      return json(200, commentJson(c));
+    }
+    if (/^\/repos\/[^/]+\/[^/]+\/check-runs$/.test(p) && method === "POST") {
+      const c: FakeCheckRun = {
+        id: nextId++,
+        name: String(b.name),
+        headSha: String(b.head_sha),
+        externalId: String(b.external_id ?? ""),
+        status: "queued",
+        conclusion: null,
+        title: null,
+        summary: null,
+        annotations: 0,
+        history: [],
+      };
+      applyCheck(c, b);
+      state.checkRuns.push(c);
+      return json(201, checkJson(c));
+    }
+    if ((m = /^\/repos\/[^/]+\/[^/]+\/check-runs\/(\d+)$/.exec(p)) && method === "PATCH") {
+      const c = state.checkRuns.find((x) => x.id === Number(m?.[1]));
+      if (!c) return notFound;
+      applyCheck(c, b);
+      return json(200, checkJson(c));
+    }
+    if ((m = /^\/repos\/[^/]+\/[^/]+\/commits\/([^/]+)\/check-runs$/.exec(p)) && method === "GET") {
+      const runs = state
+        .checksFor(decodeURIComponent(m[1] ?? ""))
+        .filter(
+          (c) =>
+            !url.searchParams.get("check_name") || c.name === url.searchParams.get("check_name"),
+        );
+      return json(200, { total_count: runs.length, check_runs: runs.map(checkJson) });
+    }
+    if (/^\/repos\/[^/]+\/[^/]+\/pulls$/.test(p)) {
+      if (method === "GET") {
+        const head = (url.searchParams.get("head") ?? "").split(":").pop();
+        const example = (
+          openApiExample("GET", "/repos/{owner}/{repo}/pulls") as unknown as Json[]
+        )[0] as Json;
+        return json(
+          200,
+          state.pulls
+            .filter((x) => x.head === head)
+            .map((x) => ({
+              ...example,
+              requested_teams: [],
+              number: x.number,
+              node_id: x.nodeId,
+              draft: x.draft,
+              html_url: `https://github.example/pull/${x.number}`,
+            })),
+        );
+      }
+      if (method === "POST") {
+        const pr: FakePull = {
+          number: 100 + state.pulls.length,
+          nodeId: `PR_node${state.pulls.length}`,
+          head: String(b.head),
+          base: String(b.base),
+          title: String(b.title),
+          body: String(b.body),
+          draft: b.draft === true,
+        };
+        state.pulls.push(pr);
+        return json(201, pullJson(pr));
+      }
+    }
+    return notFound;
+  }
+
+  return state;
+}
