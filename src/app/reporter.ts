@@ -50,7 +50,8 @@ interface View {
   ctx: GitHubRunContext | null;
   checks: Map<Role, number>;
   tail: Promise<void>;
-  stickyQueued: boolean;
+  /** Number of the newest queued sticky render; older ones skip (coalescing). */
+  latestSticky: number;
   lastBody: string | null;
   progress?: StepProgress;
 }
@@ -70,7 +71,7 @@ export function createReporter(deps: ReporterDeps): Reporter {
         ctx: null,
         checks: new Map(),
         tail: Promise.resolve(),
-        stickyQueued: false,
+        latestSticky: 0,
         lastBody: null,
       };
       fresh.tail = (async () => {
@@ -297,11 +298,13 @@ export function createReporter(deps: ReporterDeps): Reporter {
 
   function scheduleSticky(runId: string) {
     const v = view(runId);
-    if (v.stickyQueued) return;
-    v.stickyQueued = true;
+    // Always queued after the work just queued, so it renders what that work journaled; an
+    // older render still waiting skips itself, so a burst of events costs one edit.
+    const mine = ++v.latestSticky;
     enqueue(runId, async (view, ctx, port) => {
+      if (mine !== view.latestSticky) return;
       await new Promise((r) => setTimeout(r, delay));
-      view.stickyQueued = false;
+      if (mine !== view.latestSticky) return;
       const [run, steps, requests, events] = await Promise.all([
         getRun(runId),
         store.getSteps(runId),

@@ -46,6 +46,8 @@ export interface AppKit {
   bare: string;
   baseSha: string;
   receive(name: string, payload: Record<string, unknown>, id?: string): Promise<string>;
+  /** Commit `files` on `branch` (from main, or from the branch's tip) and push it. */
+  pushBranch(branch: string, files: Record<string, string>): Promise<string>;
   /** Wait until the queue, every drive and every report is done. */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -165,6 +167,19 @@ export async function createAppKit(options: AppKitOptions = {}): Promise<AppKit>
       return id;
     },
     settle,
+    async pushBranch(branch, files) {
+      const remote = await git(["ls-remote", "--heads", bare, branch], { cwd: src });
+      await git(["fetch", "--quiet", bare, remote.stdout.trim() ? branch : "main"], { cwd: src });
+      await git(["checkout", "--quiet", "-B", branch, "FETCH_HEAD"], { cwd: src });
+      for (const [file, text] of Object.entries(files)) {
+        mkdirSync(dirname(join(src, file)), { recursive: true });
+        writeFileSync(join(src, file), text);
+      }
+      await git(["add", "-A"], { cwd: src });
+      await git(["commit", "--quiet", "-m", `change on ${branch}`], { cwd: src });
+      await git(["push", "--quiet", "--force", bare, `HEAD:refs/heads/${branch}`], { cwd: src });
+      return gitLine(["rev-parse", "HEAD"], { cwd: src });
+    },
     async close() {
       try {
         await settle();

@@ -134,107 +134,138 @@ export function createGitHubState(
     c.history.push(c.conclusion ? `${c.status}:${c.conclusion}` : c.status);
   }
 
-  function handle(method: string, path: string, body: unknown): { status: number; body: unknown } {
-    const url = new URL(path, "http://x");
-    const p = url.pathname;
-    const b = (body ?? {}) as Json;
-    let m: RegExpExecArray | null;
-    if (method === "POST" && /^\/app\/installations\/\d+\/access_tokens$/.test(p)) {
-      const token = `ghs_${randomBytes(18).toString("hex")}`;
-      state.tokens.push(token);
-      const example = openApiExample(
-        "POST",
-        "/app/installations/{installation_id}/access_tokens",
-        201,
-      );
-      return json(201, {
-        ...example,
-        token,
-        expires_at: new Date(Date.now() + 3600_000).toISOString(),
-      });
-    }
-    if (method === "POST" && p === "/graphql") {
-      state.graphql.push({ query: String(b.query ?? ""), variables: b.variables });
-      return json(200, {
-        data: {
-          disablePullRequestAutoMerge: { pullRequest: { id: "PR_x", autoMergeRequest: null } },
-        },
-      });
-    }
-    if (
-      (m = /^\/repos\/[^/]+\/[^/]+\/collaborators\/([^/]+)\/permission$/.exec(p)) &&
-      method === "GET"
-    ) {
-      const perm = state.permissions.get(decodeURIComponent(m[1] ?? ""));
-      if (!perm) return notFound;
-      const example = openApiExample(
-        "GET",
-        "/repos/{owner}/{repo}/collaborators/{username}/permission",
-      );
-      const legacy = perm === "maintain" ? "write" : perm === "triage" ? "read" : perm;
-      return json(200, {
-        ...example,
-        permission: legacy,
-        role_name: perm,
-        user: { ...(example.user as Json), role_name: perm },
-      });
-    }
-    if ((m = /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/.exec(p))) {
-      const issue = Number(m[1]);
-      if (method === "GET") return json(200, state.commentsOn(issue).map(commentJson));
-      if (method === "POST") {
+  type Route = [
+    string,
+    RegExp,
+    (m: RegExpExecArray, url: URL, b: Json) => { status: number; body: unknown },
+  ];
+  const routes: Route[] = [
+    [
+      "POST",
+      /^\/app\/installations\/\d+\/access_tokens$/,
+      () => {
+        const token = `ghs_${randomBytes(18).toString("hex")}`;
+        state.tokens.push(token);
+        const example = openApiExample(
+          "POST",
+          "/app/installations/{installation_id}/access_tokens",
+          201,
+        );
+        return json(201, {
+          ...example,
+          token,
+          expires_at: new Date(Date.now() + 3600_000).toISOString(),
+        });
+      },
+    ],
+    [
+      "POST",
+      /^\/graphql$/,
+      (_m, _u, b) => {
+        state.graphql.push({ query: String(b.query ?? ""), variables: b.variables });
+        return json(200, {
+          data: {
+            disablePullRequestAutoMerge: { pullRequest: { id: "PR_x", autoMergeRequest: null } },
+          },
+        });
+      },
+    ],
+    [
+      "GET",
+      /^\/repos\/[^/]+\/[^/]+\/collaborators\/([^/]+)\/permission$/,
+      (m) => {
+        const perm = state.permissions.get(decodeURIComponent(m[1] ?? ""));
+        if (!perm) return notFound;
+        const example = openApiExample(
+          "GET",
+          "/repos/{owner}/{repo}/collaborators/{username}/permission",
+        );
+        const legacy = perm === "maintain" ? "write" : perm === "triage" ? "read" : perm;
+        return json(200, {
+          ...example,
+          permission: legacy,
+          role_name: perm,
+          user: { ...(example.user as Json), role_name: perm },
+        });
+      },
+    ],
+    [
+      "GET",
+      /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/,
+      (m) => json(200, state.commentsOn(Number(m[1])).map(commentJson)),
+    ],
+    [
+      "POST",
+      /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/,
+      (m, _u, b) => {
         const c: FakeComment = {
           id: nextId++,
-          issue,
+          issue: Number(m[1]),
           body: String(b.body ?? ""),
           user: { login: botLogin, type: "Bot" },
           edits: 0,
         };
         state.comments.push(c);
         return json(201, commentJson(c));
-      }
-    }
-    if ((m = /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(p)) && method === "PATCH") {
-      const c = state.comments.find((x) => x.id === Number(m?.[1]));
-      if (!c) return notFound;
-      c.body = String(b.body ?? "");
-      c.edits++;
-      return json(200, commentJson(c));
-    }
-    if (/^\/repos\/[^/]+\/[^/]+\/check-runs$/.test(p) && method === "POST") {
-      const c: FakeCheckRun = {
-        id: nextId++,
-        name: String(b.name),
-        headSha: String(b.head_sha),
-        externalId: String(b.external_id ?? ""),
-        status: "queued",
-        conclusion: null,
-        title: null,
-        summary: null,
-        annotations: 0,
-        history: [],
-      };
-      applyCheck(c, b);
-      state.checkRuns.push(c);
-      return json(201, checkJson(c));
-    }
-    if ((m = /^\/repos\/[^/]+\/[^/]+\/check-runs\/(\d+)$/.exec(p)) && method === "PATCH") {
-      const c = state.checkRuns.find((x) => x.id === Number(m?.[1]));
-      if (!c) return notFound;
-      applyCheck(c, b);
-      return json(200, checkJson(c));
-    }
-    if ((m = /^\/repos\/[^/]+\/[^/]+\/commits\/([^/]+)\/check-runs$/.exec(p)) && method === "GET") {
-      const runs = state
-        .checksFor(decodeURIComponent(m[1] ?? ""))
-        .filter(
-          (c) =>
-            !url.searchParams.get("check_name") || c.name === url.searchParams.get("check_name"),
-        );
-      return json(200, { total_count: runs.length, check_runs: runs.map(checkJson) });
-    }
-    if (/^\/repos\/[^/]+\/[^/]+\/pulls$/.test(p)) {
-      if (method === "GET") {
+      },
+    ],
+    [
+      "PATCH",
+      /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/,
+      (m, _u, b) => {
+        const c = state.comments.find((x) => x.id === Number(m[1]));
+        if (!c) return notFound;
+        c.body = String(b.body ?? "");
+        c.edits++;
+        return json(200, commentJson(c));
+      },
+    ],
+    [
+      "POST",
+      /^\/repos\/[^/]+\/[^/]+\/check-runs$/,
+      (_m, _u, b) => {
+        const c: FakeCheckRun = {
+          id: nextId++,
+          name: String(b.name),
+          headSha: String(b.head_sha),
+          externalId: String(b.external_id ?? ""),
+          status: "queued",
+          conclusion: null,
+          title: null,
+          summary: null,
+          annotations: 0,
+          history: [],
+        };
+        applyCheck(c, b);
+        state.checkRuns.push(c);
+        return json(201, checkJson(c));
+      },
+    ],
+    [
+      "PATCH",
+      /^\/repos\/[^/]+\/[^/]+\/check-runs\/(\d+)$/,
+      (m, _u, b) => {
+        const c = state.checkRuns.find((x) => x.id === Number(m[1]));
+        if (!c) return notFound;
+        applyCheck(c, b);
+        return json(200, checkJson(c));
+      },
+    ],
+    [
+      "GET",
+      /^\/repos\/[^/]+\/[^/]+\/commits\/([^/]+)\/check-runs$/,
+      (m, url) => {
+        const name = url.searchParams.get("check_name");
+        const runs = state
+          .checksFor(decodeURIComponent(m[1] ?? ""))
+          .filter((c) => !name || c.name === name);
+        return json(200, { total_count: runs.length, check_runs: runs.map(checkJson) });
+      },
+    ],
+    [
+      "GET",
+      /^\/repos\/[^/]+\/[^/]+\/pulls$/,
+      (_m, url) => {
         const head = (url.searchParams.get("head") ?? "").split(":").pop();
         const example = (
           openApiExample("GET", "/repos/{owner}/{repo}/pulls") as unknown as Json[]
@@ -252,8 +283,12 @@ export function createGitHubState(
               html_url: `https://github.example/pull/${x.number}`,
             })),
         );
-      }
-      if (method === "POST") {
+      },
+    ],
+    [
+      "POST",
+      /^\/repos\/[^/]+\/[^/]+\/pulls$/,
+      (_m, _u, b) => {
         const pr: FakePull = {
           number: 100 + state.pulls.length,
           nodeId: `PR_node${state.pulls.length}`,
@@ -265,7 +300,16 @@ export function createGitHubState(
         };
         state.pulls.push(pr);
         return json(201, pullJson(pr));
-      }
+      },
+    ],
+  ];
+
+  function handle(method: string, path: string, body: unknown): { status: number; body: unknown } {
+    const url = new URL(path, "http://x");
+    for (const [m, re, fn] of routes) {
+      if (m !== method) continue;
+      const match = re.exec(url.pathname);
+      if (match) return fn(match, url, (body ?? {}) as Json);
     }
     return notFound;
   }
