@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { gate } from "../chain/scripted-runner.js";
 import { assertMatchesOpenApi } from "../harness/openapi-check.js";
 import { type AppKit, createAppKit, FORGE_YML } from "./app-kit.js";
-import { commentCreated, pullRequest } from "./payloads.js";
+import { checkRerequested, commentCreated, pullRequest } from "./payloads.js";
 
 let kit: AppKit | null = null;
 afterEach(async () => {
@@ -156,5 +156,44 @@ describe("pull_request → review chain", () => {
       "approve",
     ]);
     for (const r of kit.gh.requests) assertMatchesOpenApi(r);
+  });
+
+  it("check_run.rerequested starts a new run of the whole chain on the same head, and says so", async () => {
+    kit = await createAppKit();
+    const head = await kit.pushBranch("feature", { "greet.sh": "echo hi\n" });
+    await kit.receive(
+      "pull_request",
+      pullRequest({ action: "labeled", sender: "alice", headSha: head }),
+    );
+    await kit.settle();
+    const [first] = await kit.store.listRuns();
+    await kit.receive(
+      "check_run",
+      checkRerequested({
+        sender: "alice",
+        name: "forge/security",
+        externalId: first?.id ?? "",
+        headSha: head,
+      }),
+    );
+    await kit.settle();
+    const runs = await kit.store.listRuns();
+    expect(runs).toHaveLength(2);
+    expect(runs[1]?.repo.headRef).toBe(head);
+    expect(kit.state.commentsOn(12).at(-1)?.body).toContain(
+      "does not re-run one step of a finished chain",
+    );
+    // A run id from nowhere is ignored.
+    await kit.receive(
+      "check_run",
+      checkRerequested({
+        sender: "alice",
+        name: "forge/security",
+        externalId: "nope",
+        headSha: head,
+      }),
+    );
+    await kit.settle();
+    expect(await kit.store.listRuns()).toHaveLength(2);
   });
 });
