@@ -180,9 +180,12 @@ describe("pull_request → review chain", () => {
     const runs = await kit.store.listRuns();
     expect(runs).toHaveLength(2);
     expect(runs[1]?.repo.headRef).toBe(head);
-    expect(kit.state.commentsOn(12).at(-1)?.body).toContain(
-      "does not re-run one step of a finished chain",
-    );
+    const said = kit.state
+      .commentsOn(12)
+      .map((c) => c.body)
+      .join("\n");
+    expect(said).toContain(`started run \`${runs[1]?.id}\` of the whole review chain`);
+    expect(said).toContain("does not re-run one step of a finished chain");
     // A run id from nowhere is ignored.
     await kit.receive(
       "check_run",
