@@ -51,12 +51,37 @@ export async function accept(ev: ForgeEvent, s: AppServices): Promise<"queued" |
   if (ev.sender.isBot || (ev.kind === "comment" && ev.comment.author.isBot)) return "dropped";
   if (ev.kind === "comment" && parseCommand(ev.comment.body).kind === "none") return "dropped";
   if (ev.kind === "issue-labeled" && ev.issue.isPullRequest) return "dropped";
-  if (!(await s.store.markDelivery(ev.delivery))) {
+  // R1.5, twice: in memory here (no disk write on the reply's path: an fsync per delivery
+  // would queue 50 concurrent replies behind each other), and durably in the journal as the
+  // job's first act, before anything else — so a redelivery after a restart is a no-op too.
+  if (!s.deliveries.claim(ev.delivery)) {
     log.info({ delivery: ev.delivery }, "redelivered webhook: already handled");
     return "dropped";
   }
-  s.queue.push(`${ev.kind}:${ev.delivery}`, () => dispatch(ev, s));
+  s.queue.push(`${ev.kind}:${ev.delivery}`, async () => {
+    if (!(await s.store.markDelivery(ev.delivery))) {
+      log.info({ delivery: ev.delivery }, "redelivered webhook: already handled");
+      return;
+    }
+    await dispatch(ev, s);
+  });
   return "queued";
+}
+
+/** Delivery ids seen by this process (bounded); the journal's table is the durable record. */
+export class RecentDeliveries {
+  private readonly ids = new Set<string>();
+  constructor(private readonly max = 10_000) {}
+  /** True the first time this process sees the id. */
+  claim(id: string): boolean {
+    if (this.ids.has(id)) return false;
+    this.ids.add(id);
+    if (this.ids.size > this.max) {
+      const oldest = this.ids.values().next().value;
+      if (oldest !== undefined) this.ids.delete(oldest);
+    }
+    return true;
+  }
 }
 
 async function dispatch(ev: ForgeEvent, s: AppServices): Promise<void> {

@@ -8,6 +8,7 @@ import { createChainEngine } from "../chain/engine.js";
 import { randomIds } from "../chain/ids.js";
 import type { Clock, JournalStore, Logger, StepRunner } from "../chain/ports.js";
 import { createSealer } from "../seal/index.js";
+import { RecentDeliveries } from "./app.js";
 import { createAppRunner } from "./app-runner.js";
 import { realBoxGate, realSnapshots } from "./box-snapshot.js";
 import { createGatekeeper } from "./gatekeeper.js";
@@ -91,6 +92,7 @@ export function composeServices(input: ComposeInput): AppServices {
     gatekeeper,
     reporter,
     queue: createJobQueue({ concurrency: input.jobConcurrency ?? 2, logger }),
+    deliveries: new RecentDeliveries(),
     boxGate: input.boxGate ?? realBoxGate(settings, store),
     snapshots: input.snapshots ?? realSnapshots(settings),
     logger,

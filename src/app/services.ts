@@ -6,6 +6,7 @@ import type { BoxKind } from "../boxes/types.js";
 import type { ChainEngine } from "../chain/engine.js";
 import type { JournalStore, Logger } from "../chain/ports.js";
 import type { DeploymentConfig, ResolvedConfig } from "../policy/index.js";
+import type { RecentDeliveries } from "./app.js";
 import type { Gatekeeper } from "./gatekeeper.js";
 import type { Installations } from "./installations.js";
 import type { JobQueue } from "./queue.js";
@@ -53,6 +54,7 @@ export interface AppServices {
   gatekeeper: Gatekeeper;
   reporter: Reporter;
   queue: JobQueue;
+  deliveries: RecentDeliveries;
   boxGate: BoxGate;
   snapshots: SnapshotMaker;
   logger: Logger;

@@ -143,6 +143,8 @@ export async function startFakeGitHub(options: {
     });
     const out: Buffer[] = [];
     child.stdout.on("data", (c: Buffer) => out.push(c));
+    // http-backend may exit (or not read at all, for a GET) before taking the body.
+    child.stdin.on("error", () => {});
     child.stdin.end(raw);
     await new Promise<void>((resolve) => child.on("close", () => resolve()));
     const all = Buffer.concat(out);

@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac, generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
+import { Agent, request } from "node:http";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { REPO_ROOT } from "../harness/claude-run.js";
@@ -47,6 +48,7 @@ export async function startServeProcess(options: {
   const secret = randomBytes(20).toString("hex");
   const port = await freePort();
   const logs: string[] = [];
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const child = spawn(process.execPath, [join(REPO_ROOT, "bin", "forge.js"), "serve"], {
     cwd: REPO_ROOT,
     env: {
@@ -97,20 +99,38 @@ export async function startServeProcess(options: {
       const signature =
         o.signature ?? `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
       const started = performance.now();
-      const res = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "x-github-event": name,
-          "x-github-delivery": id,
-          "x-hub-signature-256": signature,
-        },
-        body,
+      // node:http with one write and no Nagle: fetch (undici) sends the body in a second
+      // segment, and the delayed ACK adds ~40 ms that are the client's, not the server's.
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: "127.0.0.1",
+            port,
+            path: "/api/github/webhooks",
+            method: "POST",
+            agent,
+            headers: {
+              "content-type": "application/json",
+              "content-length": Buffer.byteLength(body),
+              "x-github-event": name,
+              "x-github-delivery": id,
+              "x-hub-signature-256": signature,
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on("socket", (socket) => socket.setNoDelay(true));
+        req.on("error", reject);
+        req.end(body);
       });
-      await res.arrayBuffer();
+      const res = { status };
       return { status: res.status, ms: performance.now() - started, id };
     },
     async stop() {
+      agent.destroy();
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { RecentDeliveries } from "../../src/app/app.js";
 import { assertMatchesOpenApi } from "../harness/openapi-check.js";
 import { type AppKit, createAppKit, FORGE_YML } from "./app-kit.js";
 import { commentCreated, issueLabeled } from "./payloads.js";
@@ -132,6 +133,12 @@ describe("issues.labeled → change chain", () => {
     expect(await kit.store.listRuns()).toHaveLength(1);
     expect(kit.gh.requests.length).toBe(requests);
     expect(kit.logger.lines.some((l) => l.msg?.includes("redelivered"))).toBe(true);
+    // After a restart (nothing in memory) the journal still knows the delivery.
+    kit.services.deliveries = new RecentDeliveries();
+    await kit.receive("issues", payload, "same-delivery-id");
+    await kit.settle();
+    expect(await kit.store.listRuns()).toHaveLength(1);
+    expect(kit.gh.requests.length).toBe(requests);
   });
 
   it("a second label while a change run is active is refused with the run's id", async () => {
