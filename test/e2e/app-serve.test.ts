@@ -164,6 +164,7 @@ describe("forge serve against a fake GitHub (GHE_HOST)", () => {
     const tree = await git(["ls-tree", "-r", "--name-only", head], { cwd: bare });
     expect(tree.stdout).toContain(`.forge/run-output-${runId}.md`);
     const greet = await git(["show", `${head}:greet.sh`], { cwd: bare });
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
     expect(greet.stdout).toContain("Hello, ${1:-world}!");
     expect((await git(["rev-parse", `refs/heads/${pr?.head}`], { cwd: bare })).stdout.trim()).toBe(
       head,
@@ -205,4 +206,42 @@ describe("forge serve against a fake GitHub (GHE_HOST)", () => {
     expect(fake.api.length).toBe(before);
     expect(serve.logs.some((l) => l.includes("redelivered webhook"))).toBe(true);
   });
+
+  it("survives kill -9 mid-chain: the restarted server recovers the run and edits the same sticky comment", async () => {
+    const slow = demoScript();
+    const builder = slow.routes?.find((r) => r.marker.endsWith("builder"));
+    if (!builder?.turns[0]) throw new Error("demo script has no builder route");
+    builder.turns[0].delayMs = 20_000;
+    model.setScript(slow);
+    const delivered = await serve.deliver(
+      "issues",
+      issueLabeled({ sender: "alice", number: 9, title: "Second change" }),
+    );
+    expect(delivered.status).toBeLessThan(300);
+    await waitFor("builder running", () =>
+      state.commentsOn(9).find((c) => /\| builder \| 🔄 running/.test(c.body)),
+    );
+    serve.child.kill("SIGKILL");
+    await new Promise((r) => serve.child.once("exit", r));
+    model.setScript(demoScript());
+    serve = await startServeProcess({
+      gheHost: fake.host,
+      forgeHome: forgeHome(),
+      modelUrl: model.url,
+    });
+    const gates = () => state.checkRuns.filter((c) => c.name === "forge/gate");
+    await waitFor("second gate", () => gates().length === 2);
+    expect(gates()[1]?.conclusion).toBe("success");
+    await waitFor("final sticky", () =>
+      state.commentsOn(9).find((c) => c.body.includes("change chain · ✅ passed")),
+    );
+    const sticky = state.commentsOn(9).filter((c) => c.body.startsWith("<!-- forgechain:run:"));
+    expect(sticky).toHaveLength(1);
+    expect(sticky[0]?.body).toMatch(/\| builder \| ✅ passed \(attempt 2\) \| PASS \|/);
+    expect(
+      serve.logs.some(
+        (l) => l.includes("recovering unfinished runs") && /"runs":\["[0-9a-f]{32}"\]/.test(l),
+      ),
+    ).toBe(true);
+  }, 300_000);
 });
