@@ -67,6 +67,11 @@ export function renderSticky(input: StickyInput): string {
       fence(failed.decision.reasons.join("\n"), 1500),
     );
   }
+  const finished = [...input.events].reverse().find((e) => e.type === "run.finished");
+  const runReasons = (finished?.data.reasons as unknown[] | undefined)?.map(String) ?? [];
+  if (!failed && run.state === "failed" && runReasons.length > 0) {
+    lines.push("", "**Why the run failed:**", fence(runReasons.join("\n"), 1500));
+  }
   if (input.progress && (run.state === "running" || run.state === "queued")) {
     const p = input.progress;
     const what = p.refusal ? `refused: ${p.refusal}` : (p.lastTool ?? "working");
