@@ -2,7 +2,10 @@
 // bwrap/worktree have no image: the toolbox (host os/arch/libc) and the harness version stand
 // in for the image digest.
 import { createHash } from "node:crypto";
+import { canonicalJson } from "../chain/canonical-json.js";
 import type { BoxProof } from "../chain/ports.js";
+
+export { canonicalJson };
 
 export interface ValidateControl {
   run: string;
@@ -24,18 +27,6 @@ export interface ProofFactsInput {
 
 export function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
-}
-
-/** JSON with sorted keys: the same commands always hash the same. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 export function proofFacts(input: ProofFactsInput): Record<string, string> {
