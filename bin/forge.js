@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Thin dispatcher. The commands that run inside boxes on every agent action — `guard` (each
-// tool call), `stop-verify` (each builder stop) and `scan-secrets` (a control) — load their
+// tool call; the effective hook command skips this file: bin/forge-guard.cjs), `stop-verify` (each builder stop) and `scan-secrets` (a control) — load their
 // own small bundles, so start-up stays near bare `node`; every other command loads the CLI.
 //
 // Security: Claude Code treats a hook that exits 1 or crashes as "allow". If the guard
@@ -8,7 +8,9 @@
 // import failure is turned into exit 2 with the reason on stderr.
 if (process.argv[2] === "guard") {
   try {
-    await import("../dist/guard.js");
+    // The same CommonJS bundle that bin/forge-guard.cjs (the effective hook command) loads.
+    const { createRequire } = await import("node:module");
+    createRequire(import.meta.url)("../dist/guard.cjs");
   } catch (error) {
     process.stderr.write(`forge guard could not start, denying: ${String(error)}\n`);
     process.exit(2);

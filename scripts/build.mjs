@@ -15,7 +15,20 @@ const common = {
 
 await Promise.all([
   build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js" }),
-  build({ ...common, entryPoints: ["src/cli/guard-entry.ts"], outfile: "dist/guard.js" }),
+  // The guard: CommonJS with its dependencies inlined (no ESM loader, no ESM→CJS translation
+  // at start-up). Only the parser packages stay external: they load wasm/native files by path.
+  build({
+    ...common,
+    entryPoints: ["src/cli/guard-entry.ts"],
+    outfile: "dist/guard.cjs",
+    format: "cjs",
+    packages: undefined,
+    external: ["web-tree-sitter", "tree-sitter", "tree-sitter-bash"],
+    define: { "import.meta.url": "__forge_import_meta_url" },
+    banner: {
+      js: 'const __forge_import_meta_url = require("node:url").pathToFileURL(__filename).href;',
+    },
+  }),
   // The credential-scan control runs in every builder box: it gets a small bundle too.
   build({
     ...common,

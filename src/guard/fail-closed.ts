@@ -8,6 +8,8 @@
 // Limit: the watchdog cannot interrupt synchronous code; every synchronous step is bounded
 // instead (input size, parse budget, glob entry cap, nesting depth).
 
+import { writeSync } from "node:fs";
+
 export interface SafetyNet {
   /** Exit with the decision's code once its output is written. */
   finish(code: 0 | 2): never;
@@ -18,7 +20,8 @@ export function installSafetyNet(watchdogMs: number): SafetyNet {
   const fail = (reason: string): never => {
     finished = true;
     try {
-      process.stderr.write(`forge guard: ${reason}; denying\n`);
+      // fd 2 directly: process.stderr on a pipe would load net and stream first.
+      writeSync(2, `forge guard: ${reason}; denying\n`);
     } finally {
       process.exit(2);
     }

@@ -5,7 +5,11 @@
  * The shipped JSON names hook commands portably (`forge guard --role builder`). The agent's
  * PATH is not ours to trust, and Claude Code treats a missing hook command as "allow" (fail
  * open), so the effective settings run `<this node> <this checkout>/bin/forge.js …` by absolute,
- * shell-quoted path: Claude Code hands the command string to a shell.
+ * shell-quoted path: Claude Code hands the command string to a shell. The guard runs through
+ * its own CommonJS launcher (`bin/forge-guard.cjs`, measured: it starts close to bare node,
+ * the ESM dispatcher does not). Every hook command ends in `|| exit 2`: whatever keeps node
+ * from answering (a missing file: the shell's 127, a crash, a signal) becomes the one exit code
+ * Claude Code treats as a refusal instead of an error it ignores.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -74,23 +78,28 @@ export function effectiveSettings(
   const root = options.root ?? installRoot();
   const node = options.node ?? process.execPath;
   const settings = structuredClone(loadRoleSettings(role, root));
-  const forge = `${shellQuote(node)} ${shellQuote(join(root, "bin", "forge.js"))}`;
   for (const matchers of Object.values(settings.hooks)) {
     for (const matcher of matchers) {
-      for (const hook of matcher.hooks) hook.command = absoluteCommand(hook.command, forge);
+      for (const hook of matcher.hooks) hook.command = absoluteCommand(hook.command, node, root);
     }
   }
   return settings;
 }
 
-function absoluteCommand(command: string, forge: string): string {
+/** What a hook command ends with: any failure to answer is a refusal (exit 2), never allow. */
+export const FAIL_CLOSED_SUFFIX = " || exit 2";
+
+function absoluteCommand(command: string, node: string, root: string): string {
   const words = command.trim().split(/\s+/);
   // Only our own CLI may run as a hook: anything else in a settings file is a config error,
   // refused here rather than handed to a shell.
   if (words[0] !== "forge" || words.length < 2) {
     throw new SettingsError(`hook command must start with "forge <subcommand>": ${command}`);
   }
-  return [forge, ...words.slice(1).map(shellQuote)].join(" ");
+  const [, sub, ...rest] = words as [string, string, ...string[]];
+  const entry =
+    sub === "guard" ? [join(root, "bin", "forge-guard.cjs")] : [join(root, "bin", "forge.js"), sub];
+  return [node, ...entry, ...rest].map(shellQuote).join(" ") + FAIL_CLOSED_SUFFIX;
 }
 
 /** POSIX shell quoting: safe words stay bare, anything else goes in single quotes. */

@@ -1,4 +1,5 @@
-// The hook as Claude Code runs it: `node bin/forge.js guard --role <role>` with JSON on stdin.
+// The hook as Claude Code runs it: `node bin/forge-guard.cjs --role <role>` (the effective
+// settings' command; `node bin/forge.js guard …` loads the same bundle) with JSON on stdin.
 // deny → JSON on stdout + exit 0; no decision → empty stdout + exit 0; every error → exit 2.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync } from "node:fs";
@@ -9,6 +10,7 @@ import { removeDir, tempDir } from "./guard-kit.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const FORGE = join(ROOT, "bin", "forge.js");
+const GUARD = join(ROOT, "bin", "forge-guard.cjs");
 
 function payload(tool: string, toolInput: unknown, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
@@ -29,7 +31,7 @@ interface Run {
 }
 
 function guard(input: string, args = ["--role", "builder"], env: Record<string, string> = {}): Run {
-  const r = spawnSync(process.execPath, [FORGE, "guard", ...args], {
+  const r = spawnSync(process.execPath, [GUARD, ...args], {
     input,
     encoding: "utf8",
     env: { ...process.env, ...env },
@@ -88,6 +90,23 @@ describe("decisions", () => {
   it("accepts --role=<role>", () => {
     expectDeny(guard(payload("Bash", { command: "git push" }), ["--role=security"]), /git push/);
   });
+
+  it("`forge guard` through the ESM dispatcher loads the same bundle", () => {
+    const r = spawnSync(process.execPath, [FORGE, "guard", "--role", "builder"], {
+      input: payload("Bash", { command: "cat $(echo .env)" }),
+      encoding: "utf8",
+    });
+    expectDeny({ status: r.status, stdout: r.stdout, stderr: r.stderr }, /git push|dotenv|\$\(/);
+    expectNoDecision(
+      (() => {
+        const ok = spawnSync(process.execPath, [FORGE, "guard", "--role", "builder"], {
+          input: payload("Bash", { command: "git status" }),
+          encoding: "utf8",
+        });
+        return { status: ok.status, stdout: ok.stdout, stderr: ok.stderr };
+      })(),
+    );
+  });
 });
 
 describe("every error exits 2 with the reason on stderr", () => {
@@ -128,7 +147,7 @@ describe("every error exits 2 with the reason on stderr", () => {
   });
 
   it("a hung stdin is cut off by the watchdog", async () => {
-    const child = spawn(process.execPath, [FORGE, "guard", "--role", "builder"], {
+    const child = spawn(process.execPath, [GUARD, "--role", "builder"], {
       env: { ...process.env, FORGE_GUARD_WATCHDOG_MS: "300" },
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -153,15 +172,15 @@ describe("a missing guard bundle", () => {
   });
   afterAll(() => removeDir(dir));
 
-  it("still denies (exit 2)", () => {
-    const r = spawnSync(
-      process.execPath,
-      [join(dir, "bin", "forge.js"), "guard", "--role", "builder"],
-      {
-        input: payload("Bash", { command: "git push" }),
-        encoding: "utf8",
-      },
-    );
+  it.each([
+    ["forge.js", ["guard", "--role", "builder"]],
+    ["forge-guard.cjs", ["--role", "builder"]],
+  ])("still denies (exit 2) through bin/%s", (entry, args) => {
+    copyFileSync(join(ROOT, "bin", entry), join(dir, "bin", entry));
+    const r = spawnSync(process.execPath, [join(dir, "bin", entry), ...args], {
+      input: payload("Bash", { command: "git push" }),
+      encoding: "utf8",
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/could not start, denying/);
   });

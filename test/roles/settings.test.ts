@@ -217,27 +217,36 @@ describe("effectiveSettings", () => {
   const scratch = mkdtempSync(join(tmpdir(), "forge-settings-"));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it.each(ROLES)("%s: every hook command is absolute node + bin/forge.js", (role) => {
+  it.each(ROLES)("%s: every hook command is absolute node + our entry, fail-closed", (role) => {
     const eff = effectiveSettings(role, { root: ROOT, node: "/opt/node/bin/node" });
     const commands = Object.values(eff.hooks).flatMap((ms) =>
       ms.flatMap((m) => m.hooks.map((h) => h.command)),
     );
     expect(commands.length).toBeGreaterThan(0);
     for (const c of commands) {
-      expect(c.startsWith(`/opt/node/bin/node ${join(ROOT, "bin", "forge.js")} `)).toBe(true);
+      expect(c.startsWith(`/opt/node/bin/node ${join(ROOT, "bin")}/forge`)).toBe(true);
+      expect(c.endsWith(" || exit 2")).toBe(true);
     }
+    // The guard skips the ESM dispatcher: its own CommonJS launcher starts near bare node.
     expect(commands).toContain(
-      `/opt/node/bin/node ${join(ROOT, "bin", "forge.js")} guard --role ${role}`,
+      `/opt/node/bin/node ${join(ROOT, "bin", "forge-guard.cjs")} --role ${role} || exit 2`,
     );
     // Permissions pass through untouched.
     expect(eff.permissions).toEqual(raw(role).permissions);
+  });
+
+  it("runs the builder's Stop hook through bin/forge.js", () => {
+    const eff = effectiveSettings("builder", { root: ROOT, node: "/opt/node/bin/node" });
+    expect(eff.hooks.Stop?.[0]?.hooks[0]?.command).toBe(
+      `/opt/node/bin/node ${join(ROOT, "bin", "forge.js")} stop-verify || exit 2`,
+    );
   });
 
   it("defaults to this node and this installation", () => {
     const eff = effectiveSettings("reviewer");
     const cmd = eff.hooks.PreToolUse?.[0]?.hooks[0]?.command;
     expect(cmd).toBe(
-      `${shellQuote(process.execPath)} ${join(ROOT, "bin", "forge.js")} guard --role reviewer`,
+      `${shellQuote(process.execPath)} ${join(ROOT, "bin", "forge-guard.cjs")} --role reviewer || exit 2`,
     );
   });
 
@@ -246,14 +255,37 @@ describe("effectiveSettings", () => {
     mkdirSync(join(root, "settings"), { recursive: true });
     mkdirSync(join(root, "bin"));
     writeFileSync(join(root, "settings", "builder.json"), JSON.stringify(raw("builder")));
-    writeFileSync(
-      join(root, "bin", "forge.js"),
-      "console.log(JSON.stringify(process.argv.slice(2)))",
-    );
+    const echo = "console.log(JSON.stringify(process.argv.slice(2)))";
+    writeFileSync(join(root, "bin", "forge.js"), echo);
+    writeFileSync(join(root, "bin", "forge-guard.cjs"), echo);
     const eff = effectiveSettings("builder", { root });
-    const cmd = eff.hooks.PreToolUse?.[0]?.hooks[0]?.command ?? "";
-    const out = execFileSync("/bin/sh", ["-c", cmd], { encoding: "utf8" });
-    expect(JSON.parse(out)).toEqual(["guard", "--role", "builder"]);
+    const guardCmd = eff.hooks.PreToolUse?.[0]?.hooks[0]?.command ?? "";
+    expect(JSON.parse(execFileSync("/bin/sh", ["-c", guardCmd], { encoding: "utf8" }))).toEqual([
+      "--role",
+      "builder",
+    ]);
+    const stopCmd = eff.hooks.Stop?.[0]?.hooks[0]?.command ?? "";
+    expect(JSON.parse(execFileSync("/bin/sh", ["-c", stopCmd], { encoding: "utf8" }))).toEqual([
+      "stop-verify",
+    ]);
+  });
+
+  it("a hook whose entry cannot run refuses (exit 2), never the shell's 127 or node's 1", () => {
+    const root = join(scratch, "no-bin");
+    mkdirSync(join(root, "settings"), { recursive: true });
+    writeFileSync(join(root, "settings", "builder.json"), JSON.stringify(raw("builder")));
+    const eff = effectiveSettings("builder", { root });
+    for (const cmd of [
+      eff.hooks.PreToolUse?.[0]?.hooks[0]?.command ?? "",
+      eff.hooks.Stop?.[0]?.hooks[0]?.command ?? "",
+    ]) {
+      const r = spawnSync("/bin/sh", ["-c", cmd], { input: "{}", encoding: "utf8" });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/Cannot find module/);
+    }
+    // Without the suffix the same command would exit 1 (Claude Code: an ignored error).
+    const bare = (eff.hooks.PreToolUse?.[0]?.hooks[0]?.command ?? "").replace(" || exit 2", "");
+    expect(spawnSync("/bin/sh", ["-c", bare], { input: "{}" }).status).toBe(1);
   });
 
   it("refuses a settings file that is not fail-closed or runs a foreign hook", () => {
