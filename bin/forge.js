@@ -10,7 +10,7 @@ if (process.argv[2] === "guard") {
   try {
     // The same CommonJS bundle that bin/forge-guard.cjs (the effective hook command) loads.
     const { createRequire } = await import("node:module");
-    createRequire(import.meta.url)("../dist/guard.cjs");
+    createRequire(import.meta.url)("../dist/guard.cjs").startGuard(process.argv.slice(3));
   } catch (error) {
     process.stderr.write(`forge guard could not start, denying: ${String(error)}\n`);
     process.exit(2);

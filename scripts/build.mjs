@@ -17,18 +17,22 @@ await Promise.all([
   build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js" }),
   // The guard: CommonJS with its dependencies inlined (no ESM loader, no ESM→CJS translation
   // at start-up). Only the parser packages stay external: they load wasm/native files by path.
-  build({
-    ...common,
-    entryPoints: ["src/cli/guard-entry.ts"],
-    outfile: "dist/guard.cjs",
-    format: "cjs",
-    packages: undefined,
-    external: ["web-tree-sitter", "tree-sitter", "tree-sitter-bash"],
-    define: { "import.meta.url": "__forge_import_meta_url" },
-    banner: {
-      js: 'const __forge_import_meta_url = require("node:url").pathToFileURL(__filename).href;',
-    },
-  }),
+  // guard-client.cjs is the small hook that asks the in-box guard server (guard-server.cjs)
+  // and loads guard.cjs only when it has to decide itself.
+  ...["guard", "guard-client", "guard-server"].map((name) =>
+    build({
+      ...common,
+      entryPoints: [`src/cli/${name}-entry.ts`],
+      outfile: `dist/${name}.cjs`,
+      format: "cjs",
+      packages: undefined,
+      external: ["web-tree-sitter", "tree-sitter", "tree-sitter-bash", "./guard.cjs"],
+      define: { "import.meta.url": "__forge_import_meta_url" },
+      banner: {
+        js: 'const __forge_import_meta_url = require("node:url").pathToFileURL(__filename).href;',
+      },
+    }),
+  ),
   // The credential-scan control runs in every builder box: it gets a small bundle too.
   build({
     ...common,

@@ -7,6 +7,8 @@ import { isRole, ROLES, type Role } from "../roles/role-names.js";
 import { decideToolCall, type GuardDeps } from "./decide.js";
 import { parseHookInput } from "./hook-input.js";
 
+export { readAll } from "./read-all.js";
+
 /** Bigger stdin is refused: Claude Code's hook input is a few KB. */
 export const MAX_STDIN_BYTES = 4 * 1024 * 1024;
 /** If no decision is out by then, deny (the hook timeout would allow). */
@@ -40,22 +42,6 @@ export function parseGuardArgs(argv: readonly string[]): Role {
   else throw new GuardUsageError(usage);
   if (!isRole(value)) throw new GuardUsageError(`unknown role ${JSON.stringify(value)}; ${usage}`);
   return value;
-}
-
-/** Reads stdin as UTF-8, refusing more than `limit` bytes. */
-export async function readAll(
-  stream: AsyncIterable<Buffer | string>,
-  limit: number,
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    size += buf.length;
-    if (size > limit) throw new Error(`stdin is larger than ${limit} bytes`);
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** One hook run; resolves to the exit code (0 or 2). Never rejects. */

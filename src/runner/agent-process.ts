@@ -1,7 +1,8 @@
 // Runs one agent process (already wrapped in its box), streaming Claude Code's stream-json
 // so progress (last tool call, refusals) is live and the turn ceiling is enforced here:
 // claude 2.1.332 has no --max-turns flag, so the runner counts assistant turns itself.
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { Readable } from "node:stream";
 import type { WrappedCommand } from "../boxes/types.js";
 
 export interface AgentProcessResult {
@@ -27,6 +28,10 @@ export interface AgentProcessOptions {
   /** A refusal that ends the step at once (R7.3: a role-gate violation). */
   stopOnRefusal?: (text: string) => boolean;
   maxOutputBytes?: number;
+  /** Descriptors the box gets as 3, 4, … (the guard server's listening socket). */
+  inheritFds?: readonly number[];
+  /** Called right after the spawn (the runner closes its copies of inherited descriptors). */
+  onSpawn?: () => void;
 }
 
 export function runAgentProcess(
@@ -46,8 +51,9 @@ export function runAgentProcess(
     const child = spawn(cmd.command, cmd.args, {
       env: cmd.env,
       cwd: cmd.cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+      stdio: ["ignore", "pipe", "pipe", ...(opts.inheritFds ?? [])],
+    }) as ChildProcessByStdio<null, Readable, Readable>;
+    opts.onSpawn?.();
     const kill = () => child.kill("SIGKILL");
     const timer = setTimeout(() => {
       timedOut = true;

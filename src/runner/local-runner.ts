@@ -38,6 +38,7 @@ import { runAgentProcess } from "./agent-process.js";
 import { type ControlRun, runControls, runSetup } from "./controls-exec.js";
 import { commitPending, diffFromBase } from "./diff.js";
 import { git } from "./git.js";
+import { commandWithGuardServer, openGuardSocket } from "./guard-socket.js";
 import { buildPrompt } from "./prompt.js";
 import { renderRunOutput, runOutputPath } from "./run-output.js";
 import { frozenRole } from "./snapshot-content.js";
@@ -76,6 +77,8 @@ export interface LocalRunnerOptions {
    * the journal; `run.repo.remote` itself stays credential-free.
    */
   remoteAuth?: (run: RunRecord) => Promise<Record<string, string>>;
+  /** bwrap boxes: run the guard as an in-box server (default true; false: every hook alone). */
+  guardServer?: boolean;
 }
 
 interface RunState {
@@ -296,7 +299,26 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     });
 
     const before = readOnly ? await snapshotTree(ws.dir) : null;
-    const wrapped = box.wrap({ command: inv.command, args: inv.args, cwd: ws.dir, env });
+    // In a bwrap box the guard runs as a server beside the agent (guard-socket.ts): the hooks
+    // only ask it. Other boxes have no PID namespace to end it with the agent: in-process.
+    const guardSock =
+      opts.boxKind === "bwrap" && opts.guardServer !== false ? await openGuardSocket() : null;
+    const agentBox = guardSock
+      ? boxFor(role, ws.dir, home, [settingsFile, profileFile, guardSock.dir])
+      : box;
+    const agentCmd = guardSock
+      ? commandWithGuardServer(inv.command, inv.args, {
+          node: process.execPath,
+          installRoot: opts.installRoot,
+        })
+      : { command: inv.command, args: inv.args };
+    const agentEnv = guardSock ? { ...env, FORGE_GUARD_SOCKET: guardSock.path } : env;
+    const wrapped = agentBox.wrap({ ...agentCmd, cwd: ws.dir, env: agentEnv });
+    let sockOpen = guardSock !== null;
+    const closeSock = () => {
+      if (sockOpen) guardSock?.close();
+      sockOpen = false;
+    };
     const proc = await runAgentProcess(wrapped, {
       timeoutMs: opts.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT,
       ...(providerOpts.maxTurns !== undefined ? { maxTurns: providerOpts.maxTurns } : {}),
@@ -304,6 +326,10 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       onToolUse: (lastTool) => input.progress({ role, lastTool }),
       onRefusal: (refusal) => input.progress({ role, refusal }),
       stopOnRefusal: (text) => text.includes(ROLE_GATE_VIOLATION),
+      ...(guardSock ? { inheritFds: [guardSock.fd], onSpawn: closeSock } : {}),
+    }).finally(() => {
+      closeSock();
+      guardSock?.remove();
     });
     const transcript = (await redactSecrets(proc.stdout.slice(-TRANSCRIPT_CAP))).text;
     events.push({
