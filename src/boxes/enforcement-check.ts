@@ -112,7 +112,7 @@ export async function enforcementCheck(input: EnforcementInput): Promise<ProveCh
         fix:
           "this claude version does not enforce the role's settings and guard here: pin the " +
           "last proved @anthropic-ai/claude-code version, or check settings/<role>.json and " +
-          "that `npm run build` produced dist/guard.js",
+          "that `npm run build` produced dist/guard.cjs",
       };
     }
     return { name, ok: true, detail: seen.join("; "), fix: "" };

@@ -21,7 +21,7 @@ let endpointUrl: string;
 const cleanups: Array<() => void> = [];
 
 beforeAll(async () => {
-  // The hook commands in the effective settings run dist/guard.js.
+  // The hook commands in the effective settings run dist/guard.cjs (bin/forge-guard.cjs).
   ensureBuilt();
   endpoint = createServer((_req, res) => res.end("ok"));
   await new Promise<void>((resolve) => endpoint.listen(0, "127.0.0.1", resolve));
