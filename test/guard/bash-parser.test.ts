@@ -46,6 +46,8 @@ function converted(root: SyntaxNode, source: string): unknown {
 }
 
 describe("bash parser builds", () => {
+  // tree-sitter is an optional dependency compiled at npm ci (needs g++, make, python3): when
+  // it did not build, this is the test that says so (the guard still works, on wasm).
   it("loads the native binding by default and the wasm build when asked", async () => {
     expect(await lazyBashParser().loadedKind()).toBe("native");
     expect(await native.loadedKind()).toBe("native");
