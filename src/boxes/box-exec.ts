@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawnBoxed } from "./box-spawn.js";
 import type { Box, BoxCommand } from "./types.js";
 
 export interface BoxExecResult {
@@ -13,8 +13,7 @@ export interface BoxExecResult {
 
 /**
  * Run one command inside a box and collect its output. stdin is closed (claude -p waits 3 s
- * for stdin data otherwise). On timeout the wrapper is SIGKILLed; a bwrap box takes its
- * children along (--die-with-parent).
+ * for stdin data otherwise). On timeout the whole box is SIGKILLed (box-spawn.ts).
  */
 export function execInBox(
   box: Box,
@@ -27,14 +26,11 @@ export function execInBox(
     let stdout = "";
     let stderr = "";
     let timedOut = false;
-    const child = spawn(wrapped.command, wrapped.args, {
-      env: wrapped.env,
-      cwd: wrapped.cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const boxed = spawnBoxed(wrapped);
+    const child = boxed.child;
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill("SIGKILL");
+      boxed.kill();
     }, opts.timeoutMs ?? 120_000);
     child.stdout.on("data", (d: Buffer) => {
       if (stdout.length < max) stdout += d.toString("utf8");

@@ -79,7 +79,12 @@ export function bwrapBox(opts: BoxOptions): Box {
       args.push("--", cmd.command, ...cmd.args);
       // bwrap clears the environment itself, so even a spawn that merges process.env in
       // cannot leak a host variable; the spawn needs nothing.
-      return { command: bwrap, args, env: {} };
+      return {
+        command: bwrap,
+        args,
+        env: {},
+        withInfoFd: (fd) => ["--info-fd", String(fd), ...args],
+      };
     },
     describe(): BoxDescription {
       return {

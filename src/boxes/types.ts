@@ -16,6 +16,11 @@ export interface WrappedCommand {
   env: Record<string, string>;
   /** Working directory for the spawn itself (the box sets the inner one). */
   cwd?: string;
+  /**
+   * bwrap: the args with `--info-fd <fd>` added, so the box reports its PID-namespace init
+   * and a kill can reach it (box-spawn.ts says why the launcher alone is not enough).
+   */
+  withInfoFd?: (fd: number) => string[];
 }
 
 /**

@@ -1,8 +1,7 @@
 // Runs one agent process (already wrapped in its box), streaming Claude Code's stream-json
 // so progress (last tool call, refusals) is live and the turn ceiling is enforced here:
 // claude 2.1.332 has no --max-turns flag, so the runner counts assistant turns itself.
-import { type ChildProcessByStdio, spawn } from "node:child_process";
-import type { Readable } from "node:stream";
+import { spawnBoxed } from "../boxes/box-spawn.js";
 import type { WrappedCommand } from "../boxes/types.js";
 
 export interface AgentProcessResult {
@@ -39,6 +38,21 @@ export function runAgentProcess(
   opts: AgentProcessOptions,
 ): Promise<AgentProcessResult> {
   const max = opts.maxOutputBytes ?? 32 * 1024 * 1024;
+  if (opts.signal?.aborted) {
+    // Cancelled before the box started: start nothing (a box killed in its first
+    // milliseconds is the hardest one to kill, see box-spawn.ts).
+    opts.onSpawn?.();
+    return Promise.resolve({
+      exitCode: null,
+      signal: null,
+      stdout: "",
+      stderr: "",
+      timedOut: false,
+      turnLimitHit: false,
+      cancelled: true,
+      turns: 0,
+    });
+  }
   return new Promise((resolve) => {
     let stdout = "";
     let stderr = "";
@@ -48,13 +62,10 @@ export function runAgentProcess(
     let turnLimitHit = false;
     let cancelled = false;
     let stoppedBy: string | undefined;
-    const child = spawn(cmd.command, cmd.args, {
-      env: cmd.env,
-      cwd: cmd.cwd,
-      stdio: ["ignore", "pipe", "pipe", ...(opts.inheritFds ?? [])],
-    }) as ChildProcessByStdio<null, Readable, Readable>;
+    const boxed = spawnBoxed(cmd, { inheritFds: opts.inheritFds ?? [] });
+    const child = boxed.child;
     opts.onSpawn?.();
-    const kill = () => child.kill("SIGKILL");
+    const kill = () => boxed.kill();
     const timer = setTimeout(() => {
       timedOut = true;
       kill();
@@ -64,7 +75,6 @@ export function runAgentProcess(
       kill();
     };
     opts.signal?.addEventListener("abort", onAbort, { once: true });
-    if (opts.signal?.aborted) onAbort();
 
     child.stdout.on("data", (chunk: Buffer) => {
       const text = chunk.toString("utf8");

@@ -205,5 +205,5 @@ describe("forge run, Ctrl-C", () => {
     } finally {
       await model.close();
     }
-  });
+  }, 180_000); // the wait for the builder above allows 120 s (box proof + architect, loaded CI)
 });
