@@ -2,6 +2,7 @@
 // every stop, so it does not load the whole CLI. Whatever happens, it answers with a block or
 // nothing and exits 0: a Stop hook that exits 1 lets the agent stop.
 import { blockAnswer, stopVerifyHook } from "../guard/stop-verify.js";
+import { whileHandlingSignals } from "./interrupt.js";
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -12,12 +13,15 @@ async function readStdin(): Promise<string> {
 }
 
 const controller = new AbortController();
-process.once("SIGTERM", () => controller.abort());
-process.once("SIGINT", () => controller.abort());
 let stdout: string;
 try {
   stdout = (
-    await stopVerifyHook({ stdin: await readStdin(), env: process.env, signal: controller.signal })
+    await whileHandlingSignals(
+      ["SIGTERM", "SIGINT"],
+      () => controller.abort(),
+      async () =>
+        stopVerifyHook({ stdin: await readStdin(), env: process.env, signal: controller.signal }),
+    )
   ).stdout;
 } catch (error) {
   stdout = blockAnswer(

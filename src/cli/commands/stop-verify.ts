@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { blockAnswer, stopVerifyHook } from "../../guard/stop-verify.js";
+import { whileHandlingSignals } from "../interrupt.js";
 
 /** Read all of stdin as UTF-8 (the hook JSON is small; stopVerifyHook enforces a size cap). */
 async function readStdin(): Promise<string> {
@@ -20,25 +21,23 @@ export function registerStopVerify(program: Command): void {
       // A Stop hook that throws exits 1, and Claude Code lets the agent stop on exit 1: every
       // failure here must still print a block, so nothing may escape this action.
       const controller = new AbortController();
-      const abort = () => controller.abort();
-      process.once("SIGTERM", abort);
-      process.once("SIGINT", abort);
       let stdout: string;
       try {
-        const stdin = await readStdin();
-        const answer = await stopVerifyHook({
-          stdin,
-          env: process.env,
-          signal: controller.signal,
-        });
+        const answer = await whileHandlingSignals(
+          ["SIGTERM", "SIGINT"],
+          () => controller.abort(),
+          async () =>
+            stopVerifyHook({
+              stdin: await readStdin(),
+              env: process.env,
+              signal: controller.signal,
+            }),
+        );
         stdout = answer.stdout;
       } catch (error) {
         stdout = blockAnswer(
           `forge stop-verify could not run (${error instanceof Error ? error.message : String(error)}); blocking.`,
         ).stdout;
-      } finally {
-        process.off("SIGTERM", abort);
-        process.off("SIGINT", abort);
       }
       process.stdout.write(stdout);
       process.exitCode = 0;

@@ -11,6 +11,7 @@ import type { ProviderName } from "../../providers/types.js";
 import type { ChainKind, Role } from "../../roles/role-names.js";
 import { gitLine } from "../../runner/git.js";
 import { buildSnapshotContent } from "../../runner/snapshot-content.js";
+import { whileHandlingSignals } from "../interrupt.js";
 import { ensureBoxProof } from "./box-gate.js";
 import { gitRunnerIn } from "./git-runner.js";
 import { progressView } from "./progress.js";
@@ -129,16 +130,15 @@ export async function executeLocalRun(input: LocalRunInput): Promise<LocalRunRes
       requestBudget: policy.config.budgets.requestBudget.value,
     });
     say(`run ${run.id} (${input.chain} chain, base ${base})\n`);
-    const onSigint = () => {
+    const onSigint = (_signal: string, count: number) => {
+      if (count > 1) return say("\nstill cancelling…\n");
       say("\ncancelling (Ctrl-C)…\n");
       void stack.engine.cancel(run.id, "cancelled by Ctrl-C on the terminal");
     };
-    process.once("SIGINT", onSigint);
     let final: RunRecord;
     try {
-      final = await stack.engine.drive(run.id);
+      final = await whileHandlingSignals(["SIGINT"], onSigint, () => stack.engine.drive(run.id));
     } finally {
-      process.removeListener("SIGINT", onSigint);
       view.stop();
     }
     const status = await stack.engine.status(run.id, { eventLimit: 200 });
