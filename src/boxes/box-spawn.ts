@@ -9,7 +9,8 @@
 // kills here). So the launcher gets its own process group (the init is in it until setsid),
 // and the box reports its init's host pid on an extra descriptor (bwrap --info-fd, written
 // before the init is let go); a kill SIGKILLs the group and that init — killing a PID
-// namespace's init ends every process in it.
+// namespace's init ends every process in it. A container box names its container, and a kill
+// also asks the engine to kill it (the engine client's death does not end the container).
 import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { Readable } from "node:stream";
@@ -46,6 +47,7 @@ export function spawnBoxed(cmd: WrappedCommand, opts: SpawnBoxedOptions = {}): B
   }) as BoxedChild["child"];
 
   let killing = false;
+  let stopped = false;
   let initPid: number | undefined;
   const killInit = () => {
     if (initPid !== undefined && isBwrap(initPid)) signal(initPid);
@@ -75,6 +77,17 @@ export function spawnBoxed(cmd: WrappedCommand, opts: SpawnBoxedOptions = {}): B
         }
       }
       killInit();
+      if (cmd.stop && !stopped) {
+        stopped = true;
+        // Fire and forget: the engine ends the container; its client (killed above) cannot.
+        const stopper = spawn(cmd.stop.command, cmd.stop.args, {
+          env: cmd.env,
+          stdio: "ignore",
+          detached: true,
+        });
+        stopper.on("error", () => {});
+        stopper.unref();
+      }
     },
   };
 }

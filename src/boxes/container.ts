@@ -1,5 +1,6 @@
 // docker/podman box from the project's image (R7.1). No container engine runs on this machine
 // (the client answers, nothing starts), so this builds the argv only; tests check the argv.
+import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { containerNetworkArgs, networkNotes, resolveNetwork } from "./network.js";
 import { absUnder, isWithin } from "./paths.js";
@@ -27,9 +28,13 @@ export function containerBox(opts: BoxOptions): Box {
   return {
     kind: "container",
     wrap(cmd: BoxCommand) {
+      // A name of our own, so a kill can reach the container and not only the client.
+      const name = `forge-box-${randomBytes(8).toString("hex")}`;
       const a = [
         "run",
         "--rm",
+        "--name",
+        name,
         "--init",
         "--cap-drop",
         "ALL",
@@ -58,7 +63,7 @@ export function containerBox(opts: BoxOptions): Box {
       }
       a.push(image, cmd.command, ...cmd.args.map(inside));
       // The engine client itself needs PATH to be found; the container sees only the -e names.
-      return { command: engine, args: a, env };
+      return { command: engine, args: a, env, stop: { command: engine, args: ["kill", name] } };
     },
     describe: () => ({
       kind: "container",

@@ -21,6 +21,12 @@ export interface WrappedCommand {
    * and a kill can reach it (box-spawn.ts says why the launcher alone is not enough).
    */
   withInfoFd?: (fd: number) => string[];
+  /**
+   * container: a command that ends the box from outside (`docker kill <name>`). Killing the
+   * engine client alone leaves the container running — still writing to the bind-mounted
+   * workspace after the step was judged. Started (with `env`) whenever the box is killed.
+   */
+  stop?: { command: string; args: string[] };
 }
 
 /**

@@ -1,7 +1,15 @@
 // A kill takes the whole box at any moment, also in bwrap's first milliseconds, when the
 // launcher alone used to leave the box's init orphaned (holding our pipes, or running the
 // command unattended). Real bwrap boxes, killed at spread-out moments right after the spawn.
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -176,5 +184,23 @@ describe("spawnBoxed kills the whole bwrap box", () => {
     await closed;
     await new Promise((r) => setTimeout(r, 200));
     expect(await running("/bin/sleep", currentMarker)).toBe(true); // not ours to kill
+  });
+
+  it("a box with an outside stop command (a container) gets it run on kill, once", async () => {
+    const log = join(base, "stopped.log");
+    const boxed = spawnBoxed({
+      command: "/bin/sleep",
+      args: ["30"],
+      env: { PATH: "/usr/bin:/bin", LOG: log },
+      stop: { command: "/bin/sh", args: ["-c", 'echo "kill $0" >> "$LOG"', "forge-box-x"] },
+    });
+    const closed = new Promise<void>((r) => boxed.child.on("close", () => r()));
+    boxed.kill();
+    boxed.kill();
+    await closed;
+    const end = Date.now() + 5000;
+    while (!existsSync(log) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(readFileSync(log, "utf8")).toBe("kill forge-box-x\n");
   });
 });

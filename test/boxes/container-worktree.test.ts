@@ -25,7 +25,12 @@ describe("container box (argv only)", () => {
     const w = createBox("container", opts).wrap(cmd);
     expect(w.command).toBe("docker");
     const a = w.args.join(" ");
-    expect(w.args.slice(0, 2)).toEqual(["run", "--rm"]);
+    expect(w.args.slice(0, 3)).toEqual(["run", "--rm", "--name"]);
+    const name = w.args[3] ?? "";
+    expect(name).toMatch(/^forge-box-[0-9a-f]{16}$/);
+    // A kill reaches the container itself, not only the client.
+    expect(w.stop).toEqual({ command: "docker", args: ["kill", name] });
+    expect(createBox("container", opts).wrap(cmd).args[3]).not.toBe(name);
     expect(a).toContain("--cpus 2");
     expect(a).toContain("--memory 2048m");
     expect(a).toContain("--network none");
