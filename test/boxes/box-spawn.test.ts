@@ -64,6 +64,13 @@ function boxedSleepers(marker: string) {
   });
 }
 
+/** Polls `cond` every 50 ms for up to 10 s; returns its last value. */
+async function waitUntil(cond: () => boolean): Promise<boolean> {
+  const end = Date.now() + 10_000;
+  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  return cond();
+}
+
 function busyWaitMicros(us: number): void {
   const end = process.hrtime.bigint() + BigInt(us) * 1000n;
   while (process.hrtime.bigint() < end) {
@@ -97,10 +104,7 @@ describe("spawnBoxed kills the whole bwrap box", () => {
     currentMarker = `${5000 + (process.pid % 1000)}.${Date.now() % 100000}`;
     const boxed = spawnBoxed(boxedSleepers(currentMarker));
     const closed = new Promise<void>((r) => boxed.child.on("close", () => r()));
-    const end = Date.now() + 10_000;
-    while (holders(currentMarker).length < 4 && Date.now() < end) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitUntil(() => holders(currentMarker).length >= 4);
     expect(holders(currentMarker).length).toBeGreaterThanOrEqual(4); // launcher, init, 2 sleeps
     boxed.kill();
     await closed;
@@ -116,10 +120,7 @@ describe("spawnBoxed kills the whole bwrap box", () => {
       env: { PATH: "/usr/bin:/bin" },
     });
     const closed = new Promise<void>((r) => boxed.child.on("close", () => r()));
-    const end = Date.now() + 10_000;
-    while (holders(currentMarker).length < 3 && Date.now() < end) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitUntil(() => holders(currentMarker).length >= 3);
     boxed.kill();
     await closed;
     await new Promise((r) => setTimeout(r, 200));
@@ -144,7 +145,6 @@ describe("spawnBoxed kills the whole bwrap box", () => {
 
   /** Waits until a process runs `binary marker` (argv exactly), returns whether one does. */
   async function running(binary: string, marker: string): Promise<boolean> {
-    const end = Date.now() + 10_000;
     const has = () =>
       holders(marker).some((pid) => {
         try {
@@ -154,8 +154,7 @@ describe("spawnBoxed kills the whole bwrap box", () => {
           return false;
         }
       });
-    while (!has() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-    return has();
+    return waitUntil(has);
   }
 
   it("the init the box reports is killed even outside the launcher's process group", async () => {
@@ -198,8 +197,7 @@ describe("spawnBoxed kills the whole bwrap box", () => {
     boxed.kill();
     boxed.kill();
     await closed;
-    const end = Date.now() + 5000;
-    while (!existsSync(log) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => existsSync(log));
     await new Promise((r) => setTimeout(r, 100));
     expect(readFileSync(log, "utf8")).toBe("kill forge-box-x\n");
   });
