@@ -39,6 +39,8 @@ async function benchWith(script: Script, runs: number, builderEdits: boolean): P
   const server = await startModelServer(script);
   const times: number[] = [];
   const perStep: Record<string, number[]> = {};
+  const phases: Record<string, Record<string, number[]>> = {};
+  const warm: Record<string, boolean[]> = {};
   try {
     for (let i = 0; i < runs; i++) {
       const dir = mkdtempSync(join(tmpdir(), "forge-bench-chain-"));
@@ -91,6 +93,22 @@ async function benchWith(script: Script, runs: number, builderEdits: boolean): P
             ];
           }
         }
+        for (const e of await stack.store.events(run.id)) {
+          const d = e.data as {
+            role?: string;
+            phases?: Record<string, number>;
+            warmStart?: boolean;
+          };
+          if (!d.role) continue;
+          if (e.type === "runner.step.timings" && d.phases) {
+            const byPhase = phases[d.role] ?? {};
+            phases[d.role] = byPhase;
+            for (const [k, v] of Object.entries(d.phases)) byPhase[k] = [...(byPhase[k] ?? []), v];
+          }
+          if (e.type === "runner.step.prepared") {
+            warm[d.role] = [...(warm[d.role] ?? []), d.warmStart === true];
+          }
+        }
         await stack.close();
       } finally {
         rmSync(dir, { recursive: true, force: true });
@@ -111,6 +129,17 @@ async function benchWith(script: Script, runs: number, builderEdits: boolean): P
     chain_ms_median: median(times),
     chain_ms_all: times.map(Math.round),
     step_ms_median: Object.fromEntries(Object.entries(perStep).map(([k, v]) => [k, median(v)])),
+    // Where each step's time went (runner.step.timings), median per phase.
+    phase_ms_median: Object.fromEntries(
+      Object.entries(phases).map(([role, byPhase]) => [
+        role,
+        Object.fromEntries(Object.entries(byPhase).map(([k, v]) => [k, median(v)])),
+      ]),
+    ),
+    // Steps whose agent was started while the step before ran (warm-agents.ts).
+    warm_started: Object.fromEntries(
+      Object.entries(warm).map(([role, v]) => [role, `${v.filter(Boolean).length}/${v.length}`]),
+    ),
     load_average_1m: Math.round((loadavg()[0] ?? 0) * 100) / 100,
     goal_ms: 3000,
     meets_goal: median(times) < 3000,

@@ -13,12 +13,13 @@ export interface BoxExecResult {
 
 /**
  * Run one command inside a box and collect its output. stdin is closed (claude -p waits 3 s
- * for stdin data otherwise). On timeout the whole box is SIGKILLed (box-spawn.ts).
+ * for stdin data otherwise), or carries `input` and then ends. On timeout the whole box is
+ * SIGKILLed (box-spawn.ts).
  */
 export function execInBox(
   box: Box,
   cmd: BoxCommand,
-  opts: { timeoutMs?: number; maxOutput?: number } = {},
+  opts: { timeoutMs?: number; maxOutput?: number; input?: string } = {},
 ): Promise<BoxExecResult> {
   const wrapped = box.wrap(cmd);
   const max = opts.maxOutput ?? 4_000_000;
@@ -26,8 +27,12 @@ export function execInBox(
     let stdout = "";
     let stderr = "";
     let timedOut = false;
-    const boxed = spawnBoxed(wrapped);
+    const boxed = spawnBoxed(wrapped, { stdin: opts.input !== undefined });
     const child = boxed.child;
+    if (opts.input !== undefined) {
+      child.stdin?.on("error", () => {});
+      child.stdin?.end(opts.input);
+    }
     const timer = setTimeout(() => {
       timedOut = true;
       boxed.kill();

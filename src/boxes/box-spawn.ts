@@ -25,6 +25,8 @@ export interface BoxedChild {
 export interface SpawnBoxedOptions {
   /** Descriptors the box gets as 3, 4, … (e.g. the guard server's listening socket). */
   inheritFds?: readonly number[];
+  /** Give the box a stdin pipe (`child.stdin`); otherwise stdin is /dev/null. */
+  stdin?: boolean;
 }
 
 /** bwrap's --info-fd report is a small JSON object; anything longer is not bwrap's. */
@@ -34,7 +36,7 @@ export function spawnBoxed(cmd: WrappedCommand, opts: SpawnBoxedOptions = {}): B
   const inherit = opts.inheritFds ?? [];
   const infoFd = cmd.withInfoFd ? 3 + inherit.length : undefined;
   const args = cmd.withInfoFd && infoFd !== undefined ? cmd.withInfoFd(infoFd) : cmd.args;
-  const stdio: StdioOptions = ["ignore", "pipe", "pipe", ...inherit];
+  const stdio: StdioOptions = [opts.stdin ? "pipe" : "ignore", "pipe", "pipe", ...inherit];
   if (infoFd !== undefined) stdio.push("pipe");
   const child = spawn(cmd.command, args, {
     env: cmd.env,

@@ -36,6 +36,8 @@ export function containerBox(opts: BoxOptions): Box {
         "--name",
         name,
         "--init",
+        // Keep stdin attached: an agent may take its prompt on stdin (claude does).
+        "--interactive",
         "--cap-drop",
         "ALL",
         "--security-opt",

@@ -60,8 +60,9 @@ export async function enforcementCheck(input: EnforcementInput): Promise<ProveCh
   const calls = deniedActions(role, workspace);
   const model = await startEnforcementModel(calls);
   try {
+    const prompt = "forge box prove: enforcement check (scripted model)";
     const inv = claudeProvider({ binary: input.claudeBinary }).buildInvocation({
-      prompt: "forge box prove: enforcement check (scripted model)",
+      prompt,
       role,
       readOnly: READ_ONLY_ROLES.has(role),
       settingsFile: input.settingsFile,
@@ -80,7 +81,10 @@ export async function enforcementCheck(input: EnforcementInput): Promise<ProveCh
           ANTHROPIC_API_KEY: "scripted-prove-not-a-key",
         },
       },
-      { timeoutMs: input.timeoutMs ?? 120_000 },
+      {
+        timeoutMs: input.timeoutMs ?? 120_000,
+        ...(inv.stdinPrompt ? { input: inv.stdinPrompt(prompt) } : {}),
+      },
     );
     const problems: string[] = [];
     const seen: string[] = [];

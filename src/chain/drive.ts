@@ -313,6 +313,7 @@ export function createDriver(deps: ChainEngineDeps) {
     requests: StoredRequest[],
   ): Promise<Omit<StepInput, "signal">> {
     const context = stepContext(steps, step, requests, await store.listResponses(run.id));
+    const after = steps.find((s) => s.index === step.index + 1);
     return {
       run,
       role: step.role,
@@ -320,6 +321,9 @@ export function createDriver(deps: ChainEngineDeps) {
       attempt,
       chain: run.chain,
       task: run.task,
+      ...(after?.state === "queued"
+        ? { next: { role: after.role, index: after.index, attempt: after.attempt + 1 } }
+        : {}),
       ...context,
       progress: (p) => observe(() => deps.observer?.progress?.(run.id, p)),
     };

@@ -140,6 +140,11 @@ export interface StepInput {
   prior: PriorOutput[];
   /** Human answers to this step's earlier requests, oldest first. */
   answers: Array<{ request: WorkerRequest; response: HumanResponse }>;
+  /**
+   * The step that runs after this one if it PASSes. A runner may get its agent ready (a warm
+   * start) but must not give it any work before its own runStep: R3.4.
+   */
+  next?: { role: Role; index: number; attempt: number };
   signal: AbortSignal;
   progress(progress: StepProgress): void;
 }

@@ -22,6 +22,7 @@ const OWNED: FlagSpec[] = [
   { long: ["--settings"], takesValue: true },
   { long: ["--setting-sources"], takesValue: true },
   { long: ["--output-format"], takesValue: true },
+  { long: ["--input-format"], takesValue: true },
   { long: ["--json-schema"], takesValue: true },
   { long: ["--max-budget-usd"], takesValue: true },
   // --bare breaks subscription login and skips hooks (our guard): never (R2.1).
@@ -79,6 +80,10 @@ function buildClaudeInvocation(command: string, o: InvocationOptions): Invocatio
     "--output-format",
     "stream-json",
     "--verbose",
+    // The prompt arrives on stdin as one stream-json user message (stdinPrompt below); claude
+    // waits for it after starting up, and ends at the end of stdin (measured on 2.1.332).
+    "--input-format",
+    "stream-json",
   ];
   const schema = o.schemaJson ?? (o.schemaFile ? readFileSync(o.schemaFile, "utf8") : undefined);
   if (schema !== undefined) {
@@ -101,12 +106,26 @@ function buildClaudeInvocation(command: string, o: InvocationOptions): Invocatio
         "the runner must count turns in the stream and stop the step itself",
     );
   }
-  args.push(...cleaned.args, "--", o.prompt);
+  args.push(...cleaned.args);
 
-  if (!o.readOnly) return { command, args, readOnlyEnforcement: "none", notes };
+  if (!o.readOnly) {
+    return { command, args, readOnlyEnforcement: "none", notes, stdinPrompt: claudeStdinPrompt };
+  }
   const ro = applyReadOnly("claude", args);
   notes.push(ro.note);
-  return { command, args: ro.args, readOnlyEnforcement: ro.enforcement, notes };
+  return {
+    command,
+    args: ro.args,
+    readOnlyEnforcement: ro.enforcement,
+    notes,
+    stdinPrompt: claudeStdinPrompt,
+  };
+}
+
+/** One `--input-format stream-json` user message: the whole prompt as one text block. */
+export function claudeStdinPrompt(prompt: string): string {
+  const message = { role: "user", content: [{ type: "text", text: prompt }] };
+  return `${JSON.stringify({ type: "user", message })}\n`;
 }
 
 /**

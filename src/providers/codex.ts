@@ -35,6 +35,10 @@ export function codexProvider(opts: { binary?: string } = {}): Provider {
 }
 
 function buildCodexInvocation(command: string, o: InvocationOptions): Invocation {
+  if (o.prompt === undefined) {
+    throw new ProviderConfigError("codex takes its prompt on the command line: none was given");
+  }
+  const prompt = o.prompt;
   const extra = o.extraArgs ?? [];
   if (extra.includes("--")) {
     throw new ProviderConfigError(
@@ -64,7 +68,7 @@ function buildCodexInvocation(command: string, o: InvocationOptions): Invocation
   args.push(...cleaned.args);
 
   if (o.readOnly) {
-    const ro = applyReadOnly("codex", [...args, "--", o.prompt]);
+    const ro = applyReadOnly("codex", [...args, "--", prompt]);
     notes.push(ro.note);
     return { command, args: ro.args, readOnlyEnforcement: ro.enforcement, notes };
   }
@@ -74,7 +78,7 @@ function buildCodexInvocation(command: string, o: InvocationOptions): Invocation
   ]);
   return {
     command,
-    args: [...kept, "--sandbox", "workspace-write", "--", o.prompt],
+    args: [...kept, "--sandbox", "workspace-write", "--", prompt],
     readOnlyEnforcement: "none",
     notes,
   };

@@ -10,8 +10,12 @@ export type ProviderName = "claude" | "codex";
 export type ReadOnlyEnforcement = "flag" | "prompt-only" | "none";
 
 export interface InvocationOptions {
-  /** The full prompt (the runner already added the read-only sentences, R4.4). */
-  prompt: string;
+  /**
+   * The full prompt (the runner already added the read-only sentences, R4.4). A provider that
+   * reads its prompt from stdin (`Invocation.stdinPrompt`) ignores it here: the invocation can
+   * then be built, and the agent started, before the prompt exists (a warm start).
+   */
+  prompt?: string;
   role: Role;
   readOnly: boolean;
   /** Claude: settings/<role>.json (R2.2). */
@@ -35,6 +39,12 @@ export interface Invocation {
   readOnlyEnforcement: ReadOnlyEnforcement;
   /** Plain-language facts for the report (what was not applied and why). */
   notes: string[];
+  /**
+   * Present when the prompt goes to the agent's stdin in this encoding (and `args` hold none).
+   * Why stdin: one argv string is capped at 128 KiB on Linux (MAX_ARG_STRLEN), below what a
+   * fenced diff may take, and a process waiting on stdin can be started before its prompt.
+   */
+  stdinPrompt?: (prompt: string) => string;
 }
 
 export interface ParsedResult {

@@ -18,7 +18,17 @@ export interface AgentProcessResult {
   stoppedBy?: string;
 }
 
-export interface AgentProcessOptions {
+export interface AgentStartOptions {
+  maxOutputBytes?: number;
+  /** Descriptors the box gets as 3, 4, … (the guard server's listening socket). */
+  inheritFds?: readonly number[];
+  /** Called right after the spawn (the runner closes its copies of inherited descriptors). */
+  onSpawn?: () => void;
+  /** The agent takes its prompt on stdin (see `AgentHandle.send`). */
+  stdin?: boolean;
+}
+
+export interface AgentWaitOptions {
   timeoutMs: number;
   maxTurns?: number;
   signal?: AbortSignal;
@@ -26,124 +36,191 @@ export interface AgentProcessOptions {
   onRefusal?: (text: string) => void;
   /** A refusal that ends the step at once (R7.3: a role-gate violation). */
   stopOnRefusal?: (text: string) => boolean;
-  maxOutputBytes?: number;
-  /** Descriptors the box gets as 3, 4, … (the guard server's listening socket). */
-  inheritFds?: readonly number[];
-  /** Called right after the spawn (the runner closes its copies of inherited descriptors). */
-  onSpawn?: () => void;
+}
+
+export interface AgentProcessOptions extends AgentStartOptions, AgentWaitOptions {
+  /** Written to the agent's stdin, which is then closed (the prompt, for claude). */
+  input?: string;
+}
+
+/** A started agent: it may wait for its prompt on stdin (a warm start) until `send`. */
+export interface AgentHandle {
+  /** The process has ended (or never started). */
+  readonly exited: boolean;
+  /** Write `input` to stdin and close it. */
+  send(input: string): void;
+  /** Until the process ends; the timeout, turn ceiling and signal count from this call. */
+  wait(opts: AgentWaitOptions): Promise<AgentProcessResult>;
+  /** SIGKILL the whole box (box-spawn.ts). */
+  kill(): void;
+  /**
+   * false: this process and its pipes no longer keep the runner's event loop alive (a warm
+   * agent must not hold `forge run` open; its bwrap box dies with the runner). true: again.
+   */
+  hold(keep: boolean): void;
 }
 
 export function runAgentProcess(
   cmd: WrappedCommand,
   opts: AgentProcessOptions,
 ): Promise<AgentProcessResult> {
-  const max = opts.maxOutputBytes ?? 32 * 1024 * 1024;
   if (opts.signal?.aborted) {
     // Cancelled before the box started: start nothing (a box killed in its first
     // milliseconds is the hardest one to kill, see box-spawn.ts).
     opts.onSpawn?.();
-    return Promise.resolve({
-      exitCode: null,
-      signal: null,
-      stdout: "",
-      stderr: "",
-      timedOut: false,
-      turnLimitHit: false,
-      cancelled: true,
-      turns: 0,
-    });
+    return Promise.resolve(cancelledBeforeStart());
   }
-  return new Promise((resolve) => {
-    let stdout = "";
-    let stderr = "";
-    let pending = "";
-    let turns = 0;
-    let timedOut = false;
-    let turnLimitHit = false;
-    let cancelled = false;
-    let stoppedBy: string | undefined;
-    const boxed = spawnBoxed(cmd, { inheritFds: opts.inheritFds ?? [] });
-    const child = boxed.child;
-    opts.onSpawn?.();
-    const kill = () => boxed.kill();
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, opts.timeoutMs);
-    const onAbort = () => {
-      cancelled = true;
-      kill();
-    };
-    opts.signal?.addEventListener("abort", onAbort, { once: true });
+  const handle = startAgentProcess(cmd, { ...opts, stdin: opts.input !== undefined });
+  if (opts.input !== undefined) handle.send(opts.input);
+  return handle.wait(opts);
+}
 
-    child.stdout.on("data", (chunk: Buffer) => {
-      const text = chunk.toString("utf8");
-      if (stdout.length < max) stdout += text;
-      pending += text;
-      let nl = pending.indexOf("\n");
-      while (nl >= 0) {
-        const line = pending.slice(0, nl);
-        pending = pending.slice(nl + 1);
-        inspectLine(line);
-        nl = pending.indexOf("\n");
-      }
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      if (stderr.length < max) stderr += chunk.toString("utf8");
-    });
+/** The result of a step cancelled before its agent started: nothing ran. */
+export function cancelledBeforeStart(): AgentProcessResult {
+  return {
+    exitCode: null,
+    signal: null,
+    stdout: "",
+    stderr: "",
+    timedOut: false,
+    turnLimitHit: false,
+    cancelled: true,
+    turns: 0,
+  };
+}
 
-    function inspectLine(line: string): void {
-      if (!line.startsWith("{")) return;
-      let msg: { type?: string; message?: { content?: unknown } };
-      try {
-        msg = JSON.parse(line);
-      } catch {
-        return;
+export function startAgentProcess(cmd: WrappedCommand, opts: AgentStartOptions): AgentHandle {
+  const max = opts.maxOutputBytes ?? 32 * 1024 * 1024;
+  let stdout = "";
+  let stderr = "";
+  let pending = "";
+  let turns = 0;
+  let timedOut = false;
+  let turnLimitHit = false;
+  let cancelled = false;
+  let stoppedBy: string | undefined;
+  let waiting: AgentWaitOptions | undefined;
+  /** Lines that came before `wait` (none expected before the prompt), inspected then. */
+  const early: string[] = [];
+  let ended: Partial<AgentProcessResult> | undefined;
+  let onEnd: (() => void) | undefined;
+
+  const boxed = spawnBoxed(cmd, { inheritFds: opts.inheritFds ?? [], stdin: opts.stdin ?? false });
+  const child = boxed.child;
+  opts.onSpawn?.();
+  const kill = () => boxed.kill();
+  // A prompt written to an agent that already died must not crash the runner (EPIPE).
+  child.stdin?.on("error", () => {});
+
+  child.stdout.on("data", (chunk: Buffer) => {
+    const text = chunk.toString("utf8");
+    if (stdout.length < max) stdout += text;
+    pending += text;
+    let nl = pending.indexOf("\n");
+    while (nl >= 0) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      if (waiting) inspectLine(line, waiting);
+      else early.push(line);
+      nl = pending.indexOf("\n");
+    }
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    if (stderr.length < max) stderr += chunk.toString("utf8");
+  });
+
+  function inspectLine(line: string, w: AgentWaitOptions): void {
+    if (!line.startsWith("{")) return;
+    let msg: { type?: string; message?: { content?: unknown } };
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      return;
+    }
+    const content = Array.isArray(msg.message?.content) ? msg.message.content : [];
+    if (msg.type === "assistant") {
+      turns++;
+      for (const block of content as Array<Record<string, unknown>>) {
+        if (block.type === "tool_use") w.onToolUse?.(describeToolUse(block));
       }
-      const content = Array.isArray(msg.message?.content) ? msg.message.content : [];
-      if (msg.type === "assistant") {
-        turns++;
-        for (const block of content as Array<Record<string, unknown>>) {
-          if (block.type === "tool_use") opts.onToolUse?.(describeToolUse(block));
-        }
-        if (opts.maxTurns !== undefined && turns > opts.maxTurns) {
-          turnLimitHit = true;
-          kill();
-        }
-      } else if (msg.type === "user") {
-        for (const block of content as Array<Record<string, unknown>>) {
-          if (block.type === "tool_result" && block.is_error === true) {
-            const text = toolResultText(block.content);
-            opts.onRefusal?.(text.slice(0, 300));
-            if (stoppedBy === undefined && opts.stopOnRefusal?.(text)) {
-              stoppedBy = text.slice(0, 500);
-              kill();
-            }
+      if (w.maxTurns !== undefined && turns > w.maxTurns) {
+        turnLimitHit = true;
+        kill();
+      }
+    } else if (msg.type === "user") {
+      for (const block of content as Array<Record<string, unknown>>) {
+        if (block.type === "tool_result" && block.is_error === true) {
+          const text = toolResultText(block.content);
+          w.onRefusal?.(text.slice(0, 300));
+          if (stoppedBy === undefined && w.stopOnRefusal?.(text)) {
+            stoppedBy = text.slice(0, 500);
+            kill();
           }
         }
       }
     }
+  }
 
-    const finish = (r: Partial<AgentProcessResult>) => {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener("abort", onAbort);
-      if (pending) inspectLine(pending);
-      resolve({
-        exitCode: null,
-        signal: null,
-        stdout,
-        stderr,
-        timedOut,
-        turnLimitHit,
-        cancelled,
-        turns,
-        ...(stoppedBy !== undefined ? { stoppedBy } : {}),
-        ...r,
+  const end = (r: Partial<AgentProcessResult>) => {
+    if (ended) return;
+    ended = r;
+    onEnd?.();
+  };
+  child.on("error", (error) => end({ spawnError: error.message }));
+  child.on("close", (code, signal) => end({ exitCode: code, signal }));
+
+  return {
+    get exited() {
+      return ended !== undefined;
+    },
+    send(input) {
+      child.stdin?.end(input);
+    },
+    kill,
+    hold(keep) {
+      if (keep) child.ref();
+      else child.unref();
+      for (const stream of child.stdio) {
+        const handle = stream as { ref?: () => void; unref?: () => void } | null;
+        if (keep) handle?.ref?.();
+        else handle?.unref?.();
+      }
+    },
+    wait(w) {
+      waiting = w;
+      for (const line of early.splice(0)) inspectLine(line, w);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          timedOut = true;
+          kill();
+        }, w.timeoutMs);
+        const onAbort = () => {
+          cancelled = true;
+          kill();
+        };
+        if (w.signal?.aborted) onAbort();
+        else w.signal?.addEventListener("abort", onAbort, { once: true });
+        onEnd = () => {
+          clearTimeout(timer);
+          w.signal?.removeEventListener("abort", onAbort);
+          if (pending) inspectLine(pending, w);
+          resolve({
+            exitCode: null,
+            signal: null,
+            stdout,
+            stderr,
+            timedOut,
+            turnLimitHit,
+            cancelled,
+            turns,
+            ...(stoppedBy !== undefined ? { stoppedBy } : {}),
+            ...ended,
+          });
+        };
+        if (ended) onEnd();
       });
-    };
-    child.on("error", (error) => finish({ spawnError: error.message }));
-    child.on("close", (code, signal) => finish({ exitCode: code, signal }));
-  });
+    },
+  };
 }
 
 export function describeToolUse(block: Record<string, unknown>): string {

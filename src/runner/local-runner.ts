@@ -16,32 +16,26 @@ import {
   formatControlLine,
   type Profile,
   profileToBoxOptions,
-  profileToProviderOptions,
   type ResolvedConfig,
   ROLE_GATE_VIOLATION,
   setupToRun,
-  tierModels,
   touchesProtected,
 } from "../policy/index.js";
 import { readOnlyPromptSentences } from "../providers/read-only-flags.js";
 import type { Provider } from "../providers/types.js";
 import type { Decision } from "../roles/decision.js";
-import { loadRoleDefinition } from "../roles/role-file.js";
 import { READ_ONLY_ROLES, type Role } from "../roles/role-names.js";
-import { effectiveSettings, SEARCH_TOOLS_ARGS } from "../roles/settings.js";
-import { materialiseSkills } from "../roles/skills.js";
 import { decideVerdict } from "../roles/verdict.js";
 import { redactSecrets, scanSecrets } from "../secrets/index.js";
 import { buildAgentEnv } from "./agent-env.js";
 import { createAgentHome } from "./agent-home.js";
-import { runAgentProcess } from "./agent-process.js";
+import { type AgentLaunchDeps, invocationFor, launchAgent, prepareAgent } from "./agent-launch.js";
+import { cancelledBeforeStart } from "./agent-process.js";
 import { type ControlRun, runControls, runSetup } from "./controls-exec.js";
 import { commitPending, diffFromBase } from "./diff.js";
 import { git } from "./git.js";
-import { commandWithGuardServer, openGuardSocket } from "./guard-socket.js";
 import { buildPrompt } from "./prompt.js";
 import { renderRunOutput, runOutputPath } from "./run-output.js";
-import { frozenRole } from "./snapshot-content.js";
 import {
   constraintsFor,
   feedbackFor,
@@ -49,8 +43,10 @@ import {
   resetTree,
   roleGateOutcome,
 } from "./step-outcome.js";
-import { diffSnapshots, restoreTree, snapshotTree } from "./tree-snapshot.js";
-import { branchName, prepareWorkspace } from "./workspace.js";
+import { phaseClock } from "./step-timing.js";
+import { diffSnapshots, restoreTree, snapshotTree, type TreeSnapshot } from "./tree-snapshot.js";
+import { createWarmAgents } from "./warm-agents.js";
+import { branchName, prepareWorkspace, type Workspace } from "./workspace.js";
 
 export interface LocalRunnerOptions {
   /** FORGE_HOME: workspaces live under <forgeHome>/work/<run-id>/. */
@@ -79,6 +75,11 @@ export interface LocalRunnerOptions {
   remoteAuth?: (run: RunRecord) => Promise<Record<string, string>>;
   /** bwrap boxes: run the guard as an in-box server (default true; false: every hook alone). */
   guardServer?: boolean;
+  /**
+   * Start the next step's agent while a read-only step runs (warm-agents.ts). Default true; only
+   * in bwrap boxes, which die with the runner (--die-with-parent) if it never gets to kill one.
+   */
+  warmStart?: boolean;
 }
 
 interface RunState {
@@ -123,9 +124,78 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     });
   }
 
+  const warmAgents = createWarmAgents();
+  const warmStarts = opts.warmStart !== false && opts.boxKind === "bwrap";
+  const launchDeps: AgentLaunchDeps = {
+    installRoot: opts.installRoot,
+    provider: opts.provider,
+    boxKind: opts.boxKind,
+    hostEnv: opts.hostEnv,
+    profiles: opts.profiles,
+    config: opts.config,
+    ...(opts.handbookDir ? { handbookDir: opts.handbookDir } : {}),
+    ...(opts.claudeCredentialsFile ? { claudeCredentialsFile: opts.claudeCredentialsFile } : {}),
+    ...(opts.guardServer !== undefined ? { guardServer: opts.guardServer } : {}),
+    boxFor,
+  };
+  const stepDirOf = (runId: string, s: { index: number; role: Role; attempt: number }) =>
+    join(runDir(runId), "steps", `${s.index}-${s.role}-${s.attempt}`);
+  const warmKey = (runId: string, s: { index: number; role: Role; attempt: number }) => ({
+    runId,
+    index: s.index,
+    role: s.role,
+    attempt: s.attempt,
+  });
+
+  /** Start the next step's agent without its prompt (warm-agents.ts). */
+  function warmNext(
+    input: StepInput,
+    next: NonNullable<StepInput["next"]>,
+    ws: Workspace,
+    before: TreeSnapshot | null,
+  ): Promise<void> {
+    return warmAgents.prepare(warmKey(input.run.id, next), async () => {
+      const prepared = await prepareAgent(launchDeps, {
+        run: input.run,
+        ...next,
+        ws,
+        stepDir: stepDirOf(input.run.id, next),
+      });
+      // The current step is read-only, so `before` is also the next step's tree: if the current
+      // step writes, it FAILs and this agent is killed unprompted.
+      const nextBefore = prepared.readOnly ? before : null;
+      if (prepared.readOnly && !nextBefore) return null;
+      if (input.signal.aborted) return null;
+      const invocation = invocationFor(launchDeps, prepared);
+      if (!invocation.stdinPrompt) return null;
+      const launched = await launchAgent(launchDeps, prepared, invocation);
+      launched.handle.hold(false);
+      return { prepared, launched, before: nextBefore };
+    });
+  }
+
   async function runStep(input: StepInput): Promise<StepResult> {
+    // A warm successor lives only as long as this step may still PASS into it.
+    const onAbort = () => void warmAgents.discard(input.run.id);
+    input.signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const result = await runOneStep(input);
+      if (result.feedback.disposition !== "completed" || result.decision.verdict !== "PASS") {
+        await warmAgents.discard(input.run.id);
+      }
+      return result;
+    } catch (error) {
+      await warmAgents.discard(input.run.id);
+      throw error;
+    } finally {
+      input.signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async function runOneStep(input: StepInput): Promise<StepResult> {
     const { run, role, attempt } = input;
     const events: StepResult["events"] = [];
+    const clock = phaseClock();
     const dir = runDir(run.id);
     await mkdir(dir, { recursive: true });
     const state = await loadState(run.id);
@@ -146,20 +216,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     // questioned attempt's half-done edits are not built upon), a read-only step from HEAD.
     if (role === "builder" && attempt > 1) await resetTree(ws.dir, ws.baseSha);
     if (READ_ONLY_ROLES.has(role)) await resetTree(ws.dir, "HEAD");
-    const stepDir = join(dir, "steps", `${input.index}-${role}-${attempt}`);
-    const home = join(stepDir, "home");
-    await mkdir(stepDir, { recursive: true });
-    await createAgentHome({
-      home,
-      ...(opts.claudeCredentialsFile ? { claudeCredentials: opts.claudeCredentialsFile } : {}),
-    });
-    const settingsFile = join(stepDir, "settings.json");
-    const frozen = frozenRole(run.snapshot, role);
-    // R8.5: the settings frozen when the run started, not whatever the files say now.
-    const settings = frozen?.settings ?? effectiveSettings(role, { root: opts.installRoot });
-    await writeFile(settingsFile, JSON.stringify(settings, null, 2));
-    const box = boxFor(role, ws.dir, home, [settingsFile, join(stepDir, "profile.json")]);
-    const boxInfo = box.describe();
+    clock.mark("workspace");
     const fail = (reasons: string[], extra: Partial<StepResult> = {}): StepResult => ({
       decision: { role, verdict: "FAIL", reasons, overridden: false },
       output: null,
@@ -169,19 +226,21 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       ...extra,
     });
 
-    const hostEnvForBox = buildAgentEnv({
-      host: opts.hostEnv,
-      home,
-      providerCredentials: {},
-      extra: {},
-    });
     if (!state.setupDone && opts.config) {
       const setup = setupToRun(opts.config);
       if (setup.length > 0) {
+        // The setup commands get a HOME of their own: the agent's HOME holds only its skills.
+        const setupHome = join(dir, "setup-home");
+        await createAgentHome({ home: setupHome });
         const r = await runSetup(setup, {
-          box,
+          box: boxFor(role, ws.dir, setupHome, []),
           workspace: ws.dir,
-          env: hostEnvForBox,
+          env: buildAgentEnv({
+            host: opts.hostEnv,
+            home: setupHome,
+            providerCredentials: {},
+            extra: {},
+          }),
           forge: forgeArgv,
           timeoutMs: opts.controlTimeoutMs ?? 20 * 60_000,
         });
@@ -192,46 +251,48 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
         if (!r.ok) return fail([`setup command failed: ${r.failed}`]);
       }
       state.setupDone = true;
-      state.notes.push(...boxInfo.notes);
+      state.notes.push(...boxFor(role, ws.dir, dir, []).describe().notes);
       await saveState(run.id, state);
     }
 
-    const def = frozen ?? {
-      ...(await loadRoleDefinition({
-        role,
-        repoDir: ws.dir,
-        defaultsDir: join(opts.installRoot, "roles"),
-        ...(opts.handbookDir ? { handbookDir: opts.handbookDir } : {}),
-      })),
+    const target = {
+      run,
+      role,
+      index: input.index,
+      attempt,
+      ws,
+      stepDir: stepDirOf(run.id, input),
     };
-    const skills = await materialiseSkills({
-      names: def.skills,
-      catalogDirs: [
-        ...(opts.handbookDir ? [join(opts.handbookDir, "skills")] : []),
-        join(opts.installRoot, "skills"),
-      ],
-      home,
-    });
+    const warm = await warmAgents.take(warmKey(run.id, input));
+    warm?.launched.handle.hold(true);
+    const prepared = warm?.prepared ?? (await prepareAgent(launchDeps, target));
+    const readOnly = prepared.readOnly;
+    const home = prepared.home;
+    const settingsFile = prepared.settingsFile;
+    const ledgerFile = prepared.ledgerFile;
+    const stepDir = target.stepDir;
+    const providerOpts = prepared.providerOpts;
+    const boxInfo = prepared.box.describe();
     events.push({
       type: "step.prepared",
       data: {
         role,
         attempt,
-        roleSource: def.origin,
-        skills: skills.installed,
-        skillsMissing: skills.missing,
-        skillsRefused: skills.refused,
+        roleSource: prepared.definition.origin,
+        skills: prepared.skills.installed,
+        skillsMissing: prepared.skills.missing,
+        skillsRefused: prepared.skills.refused,
         box: boxInfo.kind,
         network: boxInfo.network,
+        warmStart: warm !== null,
       },
     });
 
-    const readOnly = READ_ONLY_ROLES.has(role);
     const diff =
       role === "reviewer" || role === "security" ? await diffFromBase(ws.dir, ws.baseSha) : null;
     const prompt = buildPrompt({
       role,
-      roleDefinition: def.prompt,
+      roleDefinition: prepared.definition.prompt,
       ...(readOnly ? { readOnlySentences: readOnlyPromptSentences() } : {}),
       task: input.task,
       prior: input.prior,
@@ -250,87 +311,40 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
         : {}),
       constraints: constraintsFor(role, readOnly),
     });
-    const profile = opts.profiles[role];
-    const providerOpts = profileToProviderOptions(
-      profile,
-      opts.config ? tierModels(opts.config) : {},
-      opts.config
-        ? {
-            maxTurns: opts.config.budgets.maxTurns?.value ?? null,
-            maxBudgetUsd: opts.config.budgets.maxBudgetUsd?.value ?? null,
-          }
-        : undefined,
-    );
-    const model = def.model ?? providerOpts.model;
-    const schemaJson = frozen
-      ? JSON.stringify(frozen.schema)
-      : await readFile(join(opts.installRoot, "schemas", `${role}.json`), "utf8");
-    const inv = opts.provider.buildInvocation({
-      prompt,
-      role,
-      readOnly,
-      settingsFile,
-      schemaJson,
-      ...(model ? { model } : {}),
-      ...(providerOpts.maxBudgetUsd !== undefined
-        ? { maxBudgetUsd: providerOpts.maxBudgetUsd }
-        : {}),
-      extraArgs: [...SEARCH_TOOLS_ARGS],
-      cwd: ws.dir,
-    });
-    // R7.3: the role gate runs in the guard hook from this profile (read-only in the box) and
-    // appends violations to a hash-chained ledger; the runner ends the step on the first one.
-    const profileFile = join(stepDir, "profile.json");
-    await writeFile(profileFile, JSON.stringify(profile));
-    const ledgerFile = join(home, ".forge", "ledger.jsonl");
-    await mkdir(dirname(ledgerFile), { recursive: true });
-    const env = buildAgentEnv({
-      host: opts.hostEnv,
-      home,
-      providerCredentials: opts.provider.credentialEnv(opts.hostEnv),
-      extra: {
-        FORGE_BASE_REF: ws.baseSha,
-        FORGE_ROLE: role,
-        FORGE_RUN_ID: run.id,
-        FORGE_ROLE_PROFILE: profileFile,
-        FORGE_ROLE_LEDGER: ledgerFile,
-        CLAUDE_PROJECT_DIR: ws.dir,
-      },
-    });
-
-    const before = readOnly ? await snapshotTree(ws.dir) : null;
-    // In a bwrap box the guard runs as a server beside the agent (guard-socket.ts): the hooks
-    // only ask it. Other boxes have no PID namespace to end it with the agent: in-process.
-    const guardSock =
-      opts.boxKind === "bwrap" && opts.guardServer !== false ? await openGuardSocket() : null;
-    const agentBox = guardSock
-      ? boxFor(role, ws.dir, home, [settingsFile, profileFile, guardSock.dir])
-      : box;
-    const agentCmd = guardSock
-      ? commandWithGuardServer(inv.command, inv.args, {
-          node: process.execPath,
-          installRoot: opts.installRoot,
-        })
-      : { command: inv.command, args: inv.args };
-    const agentEnv = guardSock ? { ...env, FORGE_GUARD_SOCKET: guardSock.path } : env;
-    const wrapped = agentBox.wrap({ ...agentCmd, cwd: ws.dir, env: agentEnv });
-    let sockOpen = guardSock !== null;
-    const closeSock = () => {
-      if (sockOpen) guardSock?.close();
-      sockOpen = false;
-    };
-    const proc = await runAgentProcess(wrapped, {
-      timeoutMs: opts.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT,
-      ...(providerOpts.maxTurns !== undefined ? { maxTurns: providerOpts.maxTurns } : {}),
-      signal: input.signal,
-      onToolUse: (lastTool) => input.progress({ role, lastTool }),
-      onRefusal: (refusal) => input.progress({ role, refusal }),
-      stopOnRefusal: (text) => text.includes(ROLE_GATE_VIOLATION),
-      ...(guardSock ? { inheritFds: [guardSock.fd], onSpawn: closeSock } : {}),
-    }).finally(() => {
-      closeSock();
-      guardSock?.remove();
-    });
+    clock.mark("prepare");
+    // R4.5: a warm agent's snapshot was taken before it started, so it covers its whole life.
+    const before = warm ? warm.before : readOnly ? await snapshotTree(ws.dir) : null;
+    clock.mark("write-check");
+    let launched = warm?.launched ?? null;
+    if (!launched && !input.signal.aborted) {
+      launched = await launchAgent(
+        launchDeps,
+        prepared,
+        invocationFor(launchDeps, prepared, prompt),
+      );
+    }
+    const inv = launched?.invocation;
+    if (launched && inv?.stdinPrompt) launched.handle.send(inv.stdinPrompt(prompt));
+    // While a read-only step runs, the tree stays as it is: the next step's agent can start
+    // now and wait for its prompt (warm-agents.ts). It gets nothing before its own step.
+    const warming =
+      launched && readOnly && input.next && warmStarts && inv?.stdinPrompt
+        ? warmNext(input, input.next, ws, before)
+        : Promise.resolve();
+    const proc = launched
+      ? await launched.handle
+          .wait({
+            timeoutMs: opts.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT,
+            ...(providerOpts.maxTurns !== undefined ? { maxTurns: providerOpts.maxTurns } : {}),
+            signal: input.signal,
+            onToolUse: (lastTool) => input.progress({ role, lastTool }),
+            onRefusal: (refusal) => input.progress({ role, refusal }),
+            stopOnRefusal: (text) => text.includes(ROLE_GATE_VIOLATION),
+          })
+          .finally(() => launched?.cleanup())
+      : cancelledBeforeStart();
+    await warming;
+    clock.mark("agent");
     const transcript = (await redactSecrets(proc.stdout.slice(-TRANSCRIPT_CAP))).text;
     events.push({
       type: "step.transcript",
@@ -375,6 +389,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       );
     }
 
+    clock.mark("verdict");
     // R4.5 / R2.7: a read-only step that changed the tree FAILs, and its changes are discarded.
     if (before) {
       const changed = diffSnapshots(before, await snapshotTree(ws.dir));
@@ -395,6 +410,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       }
     }
 
+    clock.mark("write-check");
     if (role === "builder" && runnerReasons.length === 0 && decision.verdict === "PASS") {
       // R2.6 again, after the agent exited: the hook inside the box is a convenience gate.
       const verify = await runVerifyFromBase({
@@ -430,7 +446,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
         const controls = await runControls(controlsToRun(opts.config), {
           box: boxFor(role, ws.dir, home, [settingsFile]),
           workspace: ws.dir,
-          env: hostEnvForBox,
+          env: buildAgentEnv({ host: opts.hostEnv, home, providerCredentials: {}, extra: {} }),
           forge: forgeArgv,
           timeoutMs: opts.controlTimeoutMs ?? 20 * 60_000,
         });
@@ -450,6 +466,8 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       }
     }
 
+    clock.mark("after");
+    events.push({ type: "step.timings", data: { role, attempt, phases: clock.phases() } });
     if (runnerReasons.length > 0) {
       decision = {
         role,
@@ -474,6 +492,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
   }
 
   async function finishRun(run: RunRecord, steps: StepRecord[]): Promise<RunArtifacts> {
+    await warmAgents.discard(run.id);
     const dir = runDir(run.id);
     const repo = join(dir, "repo");
     const events: RunArtifacts["events"] = [];

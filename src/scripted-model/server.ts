@@ -73,6 +73,8 @@ export interface RecordedRequest {
   turn?: number;
   /** Index of the route that answered (routed scripts). */
   route?: number;
+  /** When it arrived (ms since the epoch): tests order requests against journal events. */
+  at: number;
 }
 
 interface MessageParam {
@@ -145,6 +147,7 @@ export async function startModelServer(initial: Script = { turns: [] }): Promise
       headers: req.headers,
       body,
       kind: "other",
+      at: Date.now(),
     };
     requests.push(record);
 

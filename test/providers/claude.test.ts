@@ -58,25 +58,43 @@ describe("claude buildInvocation (R2.1)", () => {
       "--output-format",
       "stream-json",
       "--verbose",
+      "--input-format",
+      "stream-json",
       "--json-schema",
       JSON.stringify(SCHEMA),
       "--model",
       "opus",
-      "--",
-      "hello",
     ]);
     expect(inv.readOnlyEnforcement).toBe("none");
     expect(inv.args).not.toContain("--bare");
   });
 
-  it("read-only steps get the --disallowedTools list before the prompt", () => {
+  it("read-only steps get the --disallowedTools list, last (it takes every value up to the next flag)", () => {
     const inv = provider.buildInvocation({ ...base, readOnly: true });
     expect(inv.readOnlyEnforcement).toBe("flag");
     const i = inv.args.indexOf("--disallowedTools");
     expect(inv.args.slice(i + 1, i + 1 + CLAUDE_READ_ONLY_DENY.length)).toEqual([
       ...CLAUDE_READ_ONLY_DENY,
     ]);
-    expect(inv.args.slice(-2)).toEqual(["--", "hello"]);
+    expect(inv.args.at(-1)).toBe(CLAUDE_READ_ONLY_DENY.at(-1));
+  });
+
+  it("the prompt never reaches argv: it is one stream-json user message on stdin", () => {
+    // One argv string is capped at 128 KiB (MAX_ARG_STRLEN); a fenced diff may be 256 KiB.
+    const prompt = `--dangerously-skip-permissions\n${"d".repeat(300 * 1024)}`;
+    for (const readOnly of [true, false]) {
+      const inv = provider.buildInvocation({ ...base, prompt, readOnly });
+      expect(inv.args.join(" ")).not.toContain("ddd");
+      expect(inv.args).not.toContain("--dangerously-skip-permissions");
+      expect(inv.args).not.toContain("--");
+      const line = inv.stdinPrompt?.(prompt) ?? "";
+      expect(line.endsWith("\n")).toBe(true);
+      expect(line.slice(0, -1)).not.toContain("\n");
+      expect(JSON.parse(line)).toEqual({
+        type: "user",
+        message: { role: "user", content: [{ type: "text", text: prompt }] },
+      });
+    }
   });
 
   it("our flags win over deployment extras; --bare and bypass never pass", () => {
@@ -220,20 +238,27 @@ describe("the real claude CLI takes our argv", () => {
       { name: "StructuredOutput", input: { verdict: "PASS" } },
     ]);
     try {
+      const prompt = "-starts with a dash and must stay the prompt";
       const inv = claudeProvider({ binary: CLAUDE }).buildInvocation({
-        prompt: "-starts with a dash and must stay the prompt",
+        prompt,
         role: "reviewer",
         readOnly: true,
         settingsFile,
         schemaJson: JSON.stringify(SCHEMA),
         cwd: ws,
       });
-      const out = await runCli(inv.command, inv.args, ws, {
-        PATH: process.env.PATH ?? "",
-        HOME: home,
-        ANTHROPIC_BASE_URL: model.url,
-        ANTHROPIC_API_KEY: "fake-key",
-      });
+      const out = await runCli(
+        inv.command,
+        inv.args,
+        ws,
+        {
+          PATH: process.env.PATH ?? "",
+          HOME: home,
+          ANTHROPIC_BASE_URL: model.url,
+          ANTHROPIC_API_KEY: "fake-key",
+        },
+        inv.stdinPrompt?.(prompt) ?? "",
+      );
       expect(out.code, out.stderr).toBe(0);
       expect(model.results.map((r) => [r.call.name, r.isError])).toEqual([
         ["Write", true],
@@ -262,9 +287,16 @@ describe("the real claude CLI takes our argv", () => {
   });
 });
 
-function runCli(cmd: string, args: string[], cwd: string, env: Record<string, string>) {
+function runCli(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  input: string,
+) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const c = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const c = spawn(cmd, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    c.stdin.end(input);
     let stdout = "";
     let stderr = "";
     c.stdout.on("data", (d: Buffer) => (stdout += d));

@@ -1,6 +1,7 @@
 // The codex binary is not installed here: these tests check the argv only (flags from FACTS.md).
 import { describe, expect, it } from "vitest";
 import { CODEX_FLAGS, codexProvider, parseCodexResult } from "../../src/providers/codex.js";
+import { ProviderConfigError } from "../../src/providers/errors.js";
 
 const provider = codexProvider();
 const base = { prompt: "review", role: "reviewer" as const, cwd: "/w" };
@@ -60,6 +61,12 @@ describe("codex buildInvocation", () => {
       extraArgs: ["--sandbox", "workspace-write", "--full-auto", "--cd", "/elsewhere"],
     });
     expect(inv.args).toEqual(["exec", "-C", "/w", "--sandbox", "read-only", "--", "review"]);
+  });
+
+  it("refuses to build without a prompt (codex takes it on the command line)", () => {
+    expect(() => provider.buildInvocation({ role: "builder", readOnly: false, cwd: "/w" })).toThrow(
+      ProviderConfigError,
+    );
   });
 
   it("marks which flags are verified", () => {

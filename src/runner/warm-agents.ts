@@ -1,0 +1,105 @@
+// Warm starts. A Claude Code process takes about half a second to start (measured: 0.55-0.6 s
+// to its first output here), most of a short step. So while a read-only step's agent runs, the
+// runner may start the NEXT step's agent in its own box, without its prompt: it starts up and
+// waits on stdin. Nothing is sent to it before its own step starts, which the engine does only
+// after this step PASSed (R3.4); if it does not, the warm agent is killed unprompted.
+//
+// Only behind a read-only step: Claude Code reads the tree (git status, CLAUDE.md) when it
+// starts, so the tree must not change between the warm start and the prompt. A read-only step
+// that changes it FAILs (R4.5), and then its warm successor is never used.
+
+import type { LaunchedAgent, PreparedAgent } from "./agent-launch.js";
+import type { TreeSnapshot } from "./tree-snapshot.js";
+
+export interface WarmAgent {
+  prepared: PreparedAgent;
+  launched: LaunchedAgent;
+  /** R4.5: for a read-only step, the tree as it was before the warm agent started. */
+  before: TreeSnapshot | null;
+}
+
+export interface WarmKey {
+  runId: string;
+  index: number;
+  role: string;
+  attempt: number;
+}
+
+export interface WarmAgents {
+  /** Start preparing `key`; `start` runs now, its agent is kept for `take`. */
+  prepare(key: WarmKey, start: () => Promise<WarmAgent | null>): Promise<void>;
+  /** The warm agent for exactly this step, if one is alive; any other one of the run is killed. */
+  take(key: WarmKey): Promise<WarmAgent | null>;
+  /** Kill every warm agent of a run (its step failed, paused, was cancelled, or it finished). */
+  discard(runId: string): Promise<void>;
+}
+
+const same = (a: WarmKey, b: WarmKey) =>
+  a.runId === b.runId && a.index === b.index && a.role === b.role && a.attempt === b.attempt;
+
+/** An unused warm agent is killed after this long (a run that stopped between steps). */
+export const WARM_IDLE_MS = 60_000;
+
+export function createWarmAgents(idleMs = WARM_IDLE_MS): WarmAgents {
+  const entries: Array<{
+    key: WarmKey;
+    agent: Promise<WarmAgent | null>;
+    // Unref'd like the warm agent itself (AgentHandle.hold): neither keeps the runner alive.
+    timer: NodeJS.Timeout;
+  }> = [];
+
+  const end = async (i: number) => {
+    const [e] = entries.splice(i, 1);
+    if (!e) return;
+    clearTimeout(e.timer);
+    const agent = await e.agent;
+    if (agent) {
+      agent.launched.handle.kill();
+      // The box is gone once its process closes; only then remove the guard socket's directory.
+      await agent.launched.handle.wait({ timeoutMs: 10_000 });
+      agent.launched.cleanup();
+    }
+  };
+
+  const discard = async (runId: string) => {
+    for (let i = entries.length - 1; i >= 0; i--) {
+      if (entries[i]?.key.runId === runId) await end(i);
+    }
+  };
+
+  return {
+    async prepare(key, start) {
+      await discard(key.runId);
+      const agent = start().catch(() => null);
+      const entry = {
+        key,
+        agent,
+        timer: setTimeout(() => {
+          const i = entries.indexOf(entry);
+          if (i >= 0) void end(i);
+        }, idleMs).unref(),
+      };
+      entries.push(entry);
+      await agent;
+    },
+    async take(key) {
+      const i = entries.findIndex((e) => same(e.key, key));
+      let found: WarmAgent | null = null;
+      if (i >= 0) {
+        const [e] = entries.splice(i, 1);
+        if (e) {
+          clearTimeout(e.timer);
+          found = await e.agent;
+        }
+      }
+      await discard(key.runId);
+      if (found?.launched.handle.exited) {
+        // It died before its prompt (out of memory, a broken install): start one cold.
+        found.launched.cleanup();
+        return null;
+      }
+      return found;
+    },
+    discard,
+  };
+}

@@ -1,0 +1,154 @@
+// Warm starts (src/runner/warm-agents.ts) with the real claude binary in real bwrap boxes: the
+// next step's agent starts while a read-only step runs, but its prompt — its work — waits for
+// that step's PASS (R3.4), and a step that does not PASS takes its warm successor down unprompted.
+// Also: the prompt travels on stdin, so a prompt above Linux's 128 KiB argv-string cap works.
+import { readdirSync, readlinkSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { demoScript } from "../../src/demo/demo-script.js";
+import {
+  type ModelServer,
+  type RecordedRequest,
+  type Script,
+  startModelServer,
+  type Turn,
+} from "../../src/scripted-model/server.js";
+import { ensureBuilt } from "../harness/build.js";
+import { runScripted, withRole } from "./chain-helpers.js";
+
+let server: ModelServer;
+beforeAll(async () => {
+  ensureBuilt();
+  server = await startModelServer({ turns: [] });
+});
+afterAll(async () => server.close());
+
+const ROLES = ["architect", "builder", "reviewer", "security"] as const;
+
+function turnsOf(script: Script, role: string): Turn[] {
+  const route = script.routes?.find((r) => r.marker === `forgechain step: ${role}`);
+  if (!route) throw new Error(`no ${role} route`);
+  return route.turns;
+}
+
+/** The main requests one role's agent sent, in order. */
+function requestsOf(role: (typeof ROLES)[number]): RecordedRequest[] {
+  return server.mainRequests().filter((r) => r.route === ROLES.indexOf(role));
+}
+
+/** Host pids of processes whose working directory is under `dir` (boxes bind it 1:1). */
+function processesUnder(dir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readlinkSync(`/proc/${entry}/cwd`).startsWith(dir)) pids.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
+}
+
+describe("warm starts (the next agent waits for its prompt)", () => {
+  it("starts the builder and security agents early, and prompts each only after the step before PASSed", async () => {
+    const script = demoScript();
+    // The architect thinks for a while: long enough for a warm builder to be up and waiting.
+    const architect = turnsOf(script, "architect").map((t, i) =>
+      i === turnsOf(script, "architect").length - 1 ? { ...t, delayMs: 1500 } : t,
+    );
+    const { f, final, events } = await runScripted(
+      server,
+      withRole("architect", architect, script),
+    );
+    try {
+      expect(final.state).toBe("passed");
+      const warm = Object.fromEntries(
+        events
+          .filter((e) => e.type === "runner.step.prepared")
+          .map((e) => [e.data.role, e.data.warmStart]),
+      );
+      expect(warm).toEqual({ architect: false, builder: true, reviewer: false, security: true });
+      const finished = (role: string) =>
+        Date.parse(
+          events.find((e) => e.type === "step.finished" && e.data.role === role)?.at ?? "",
+        );
+      // R3.4: the warm agents got their prompts (their first model request) after the PASS.
+      expect(requestsOf("builder")[0]?.at).toBeGreaterThanOrEqual(finished("architect"));
+      expect(requestsOf("security")[0]?.at).toBeGreaterThanOrEqual(finished("reviewer"));
+      // Each got its own step's prompt, once.
+      for (const role of ROLES) {
+        const first = JSON.stringify(requestsOf(role)[0]?.body ?? "");
+        expect(first).toContain(`forgechain step: ${role}`);
+        expect(requestsOf(role).filter((r) => r.turn === 0)).toHaveLength(1);
+      }
+      expect(processesUnder(f.forgeHome)).toEqual([]);
+    } finally {
+      await f.cleanup();
+    }
+  });
+
+  it("a step that asks a question pauses the run and kills its warm successor unprompted", async () => {
+    const ask: Turn = {
+      delayMs: 1500,
+      structured: {
+        verdict: "FAIL",
+        summary: "A summary long enough for the schema. ".repeat(8),
+        plan: { tasks: [{ objective: "wait", files: [], steps: ["ask"], verification: "n/a" }] },
+        request: {
+          id: "greeting-style",
+          kind: "clarification",
+          question: "Exclamation mark or a full stop?",
+          context: "The ticket is ambiguous.",
+        },
+      },
+    };
+    const { f, final } = await runScripted(server, withRole("architect", [ask]));
+    try {
+      // Paused: no finishRun comes to clean up, the runner itself must have killed it.
+      expect(final.state).toBe("paused");
+      expect(requestsOf("builder")).toEqual([]);
+      expect(processesUnder(f.forgeHome)).toEqual([]);
+    } finally {
+      await f.cleanup();
+    }
+  });
+
+  it("a step that FAILs kills its warm successor before it was ever prompted", async () => {
+    const { f, final, status } = await runScripted(
+      server,
+      withRole("architect", [{ text: "No plan today.", delayMs: 1500 }]),
+    );
+    try {
+      expect(final.state).toBe("failed");
+      expect(status.steps.map((s) => s.state)).toEqual(["failed", "queued", "queued", "queued"]);
+      expect(requestsOf("builder")).toEqual([]);
+      // Not left waiting for a prompt that never comes (the idle limit is a minute away).
+      expect(processesUnder(f.forgeHome)).toEqual([]);
+    } finally {
+      await f.cleanup();
+    }
+  });
+
+  it("a prompt above 128 KiB (one argv string's limit) reaches the reviewer whole", async () => {
+    const script = demoScript();
+    const marker = "END-OF-THE-BIG-FILE-7f3a";
+    const big = `${"a line of generated data, long enough to add up\n".repeat(4000)}${marker}\n`;
+    const builder = turnsOf(script, "builder").map((t, i) =>
+      i === 1 && "tools" in t
+        ? {
+            ...t,
+            tools: [...t.tools, { name: "Write", input: { file_path: "big.txt", content: big } }],
+          }
+        : t,
+    );
+    expect(big.length).toBeGreaterThan(180 * 1024);
+    const { f, final, status } = await runScripted(server, withRole("builder", builder, script));
+    try {
+      expect(status.steps.map((s) => s.state)).toEqual(["passed", "passed", "passed", "passed"]);
+      expect(final.state).toBe("passed");
+      expect(JSON.stringify(requestsOf("reviewer")[0]?.body)).toContain(marker);
+    } finally {
+      await f.cleanup();
+    }
+  });
+});
