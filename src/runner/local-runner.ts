@@ -161,10 +161,10 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
         ws,
         stepDir: stepDirOf(input.run.id, next),
       });
-      // The current step is read-only, so `before` is also the next step's tree: if the current
-      // step writes, it FAILs and this agent is killed unprompted.
+      // Behind a read-only step, `before` is also the next step's tree: if the current step
+      // writes, it FAILs and this agent is killed unprompted. Behind the builder it is null and
+      // the next step snapshots its tree when it starts (after the controls and its reset).
       const nextBefore = prepared.readOnly ? before : null;
-      if (prepared.readOnly && !nextBefore) return null;
       if (input.signal.aborted) return null;
       const invocation = invocationFor(launchDeps, prepared);
       if (!invocation.stdinPrompt) return null;
@@ -313,7 +313,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     });
     clock.mark("prepare");
     // R4.5: a warm agent's snapshot was taken before it started, so it covers its whole life.
-    const before = warm ? warm.before : readOnly ? await snapshotTree(ws.dir) : null;
+    const before = warm?.before ?? (readOnly ? await snapshotTree(ws.dir) : null);
     clock.mark("write-check");
     let launched = warm?.launched ?? null;
     if (!launched && !input.signal.aborted) {
@@ -327,7 +327,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     if (launched && inv?.stdinPrompt) launched.handle.send(inv.stdinPrompt(prompt));
     // While a read-only step runs, the tree stays as it is: the next step's agent can start
     // now and wait for its prompt (warm-agents.ts). It gets nothing before its own step.
-    const warming =
+    let warming =
       launched && readOnly && input.next && warmStarts && inv?.stdinPrompt
         ? warmNext(input, input.next, ws, before)
         : Promise.resolve();
@@ -344,6 +344,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
           .finally(() => launched?.cleanup())
       : cancelledBeforeStart();
     await warming;
+    warming = Promise.resolve();
     clock.mark("agent");
     const transcript = (await redactSecrets(proc.stdout.slice(-TRANSCRIPT_CAP))).text;
     events.push({
@@ -442,6 +443,12 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       }
       const committed = await commitPending(ws.dir, `forge: builder changes for run ${run.id}`);
       if (committed) events.push({ type: "builder.committed", data: { by: "runner" } });
+      // The commit is what the reviewer will read: its agent can start now, beside the
+      // controls (which run in the builder's box; the reviewer's step resets the tree to this
+      // commit before its prompt, and claude reads only tracked state at its start).
+      if (runnerReasons.length === 0 && input.next && warmStarts && inv?.stdinPrompt) {
+        warming = warmNext(input, input.next, ws, null);
+      }
       if (opts.config && runnerReasons.length === 0) {
         const controls = await runControls(controlsToRun(opts.config), {
           box: boxFor(role, ws.dir, home, [settingsFile]),
@@ -466,6 +473,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       }
     }
 
+    await warming;
     clock.mark("after");
     events.push({ type: "step.timings", data: { role, attempt, phases: clock.phases() } });
     if (runnerReasons.length > 0) {

@@ -15,13 +15,18 @@ export interface TreeSnapshot {
 }
 
 export async function snapshotTree(dir: string): Promise<TreeSnapshot> {
-  const head = (await git(["rev-parse", "HEAD"], { cwd: dir })).stdout.trim();
-  const refs = (await git(["for-each-ref", "--format=%(refname) %(objectname)"], { cwd: dir }))
-    .stdout;
-  const status = await git(
-    ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching"],
-    { cwd: dir },
-  );
+  // Two git processes, side by side (each one costs tens of ms on a busy machine): every ref
+  // with HEAD first (show-ref --head), and the status of every path.
+  const [refList, status] = await Promise.all([
+    git(["show-ref", "--head"], { cwd: dir, allowFailure: true }),
+    git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching"], {
+      cwd: dir,
+    }),
+  ]);
+  const lines = refList.stdout.split("\n").filter(Boolean);
+  const head = lines.find((l) => l.endsWith(" HEAD"))?.split(" ")[0] ?? "";
+  if (!head) throw new Error(`cannot read HEAD in ${dir}: ${refList.stderr.trim()}`);
+  const refs = lines.filter((l) => !l.endsWith(" HEAD")).join("\n");
   const entries = new Map<string, string>();
   const fields = status.stdout.split("\0");
   for (let i = 0; i < fields.length; i++) {

@@ -4,9 +4,11 @@
 // waits on stdin. Nothing is sent to it before its own step starts, which the engine does only
 // after this step PASSed (R3.4); if it does not, the warm agent is killed unprompted.
 //
-// Only behind a read-only step: Claude Code reads the tree (git status, CLAUDE.md) when it
-// starts, so the tree must not change between the warm start and the prompt. A read-only step
-// that changes it FAILs (R4.5), and then its warm successor is never used.
+// Claude Code reads the tree (git status, CLAUDE.md) when it starts, so a warm start is made
+// only where the tree it sees is the one its step gets: behind a read-only step (one that
+// changes the tree FAILs, R4.5, and its warm successor is never used), and behind the builder
+// once its work is committed (the reviewer's step resets the tree to that commit; the controls
+// running meanwhile can leave only ignored files, which claude's start does not read).
 
 import type { LaunchedAgent, PreparedAgent } from "./agent-launch.js";
 import type { TreeSnapshot } from "./tree-snapshot.js";
@@ -14,7 +16,10 @@ import type { TreeSnapshot } from "./tree-snapshot.js";
 export interface WarmAgent {
   prepared: PreparedAgent;
   launched: LaunchedAgent;
-  /** R4.5: for a read-only step, the tree as it was before the warm agent started. */
+  /**
+   * R4.5: behind a read-only step, the tree as it was before the warm agent started; null:
+   * the step snapshots the tree itself when it starts (behind the builder).
+   */
   before: TreeSnapshot | null;
 }
 

@@ -50,6 +50,24 @@ describe("write detection (R4.5)", () => {
     expect(diffSnapshots(before, await snapshotTree(dir))).toEqual(["a.txt"]);
   });
 
+  it("detects a new tag and a moved branch (refs other than HEAD)", async () => {
+    const dir = repo();
+    gitIn(dir, "branch", "side");
+    const before = await snapshotTree(dir);
+    gitIn(dir, "tag", "v9");
+    expect(diffSnapshots(before, await snapshotTree(dir))).toEqual([
+      "refs (a branch or tag was created or moved)",
+    ]);
+    gitIn(dir, "tag", "-d", "v9");
+    expect(diffSnapshots(before, await snapshotTree(dir))).toEqual([]);
+    gitIn(dir, "commit", "-q", "--allow-empty", "-m", "on main");
+    gitIn(dir, "reset", "-q", "--soft", "HEAD~1");
+    gitIn(dir, "branch", "-f", "side", "HEAD@{1}");
+    expect(diffSnapshots(before, await snapshotTree(dir))).toEqual([
+      "refs (a branch or tag was created or moved)",
+    ]);
+  });
+
   it("detects a commit and a new branch", async () => {
     const dir = repo();
     const before = await snapshotTree(dir);

@@ -1,5 +1,6 @@
 // Warm starts (src/runner/warm-agents.ts) with the real claude binary in real bwrap boxes: the
-// next step's agent starts while a read-only step runs, but its prompt — its work — waits for
+// next step's agent starts while a read-only step runs (or once the builder's work is
+// committed), but its prompt — its work — waits for
 // that step's PASS (R3.4), and a step that does not PASS takes its warm successor down unprompted.
 // Also: the prompt travels on stdin, so a prompt above Linux's 128 KiB argv-string cap works.
 import { readdirSync, readlinkSync } from "node:fs";
@@ -50,7 +51,7 @@ function processesUnder(dir: string): number[] {
 }
 
 describe("warm starts (the next agent waits for its prompt)", () => {
-  it("starts the builder and security agents early, and prompts each only after the step before PASSed", async () => {
+  it("starts the builder, reviewer and security agents early, and prompts each only after the step before PASSed", async () => {
     const script = demoScript();
     // The architect thinks for a while: long enough for a warm builder to be up and waiting.
     const architect = turnsOf(script, "architect").map((t, i) =>
@@ -67,13 +68,14 @@ describe("warm starts (the next agent waits for its prompt)", () => {
           .filter((e) => e.type === "runner.step.prepared")
           .map((e) => [e.data.role, e.data.warmStart]),
       );
-      expect(warm).toEqual({ architect: false, builder: true, reviewer: false, security: true });
+      expect(warm).toEqual({ architect: false, builder: true, reviewer: true, security: true });
       const finished = (role: string) =>
         Date.parse(
           events.find((e) => e.type === "step.finished" && e.data.role === role)?.at ?? "",
         );
       // R3.4: the warm agents got their prompts (their first model request) after the PASS.
       expect(requestsOf("builder")[0]?.at).toBeGreaterThanOrEqual(finished("architect"));
+      expect(requestsOf("reviewer")[0]?.at).toBeGreaterThanOrEqual(finished("builder"));
       expect(requestsOf("security")[0]?.at).toBeGreaterThanOrEqual(finished("reviewer"));
       // Each got its own step's prompt, once.
       for (const role of ROLES) {
