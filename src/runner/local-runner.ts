@@ -3,39 +3,35 @@
 // runs verify and the controls, commits and pushes. The agent only ever sees a fresh HOME,
 // a scrubbed environment and its workspace.
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { createBox } from "../boxes/create-box.js";
 import type { Box, BoxKind } from "../boxes/types.js";
-import type { Logger, RunArtifacts, StepInput, StepResult, StepRunner } from "../chain/ports.js";
-import type { RunRecord, StepRecord } from "../chain/types.js";
-import { runVerifyFromBase } from "../guard/stop-verify.js";
+import type { Logger, StepInput, StepResult, StepRunner } from "../chain/ports.js";
+import type { RunRecord } from "../chain/types.js";
 import {
-  controlsToRun,
-  evaluateControls,
-  formatControlLine,
   type Profile,
   profileToBoxOptions,
   type ResolvedConfig,
   ROLE_GATE_VIOLATION,
   setupToRun,
-  touchesProtected,
 } from "../policy/index.js";
 import { readOnlyPromptSentences } from "../providers/read-only-flags.js";
 import type { Provider } from "../providers/types.js";
 import type { Decision } from "../roles/decision.js";
 import { READ_ONLY_ROLES, type Role } from "../roles/role-names.js";
 import { decideVerdict } from "../roles/verdict.js";
-import { redactSecrets, scanSecrets } from "../secrets/index.js";
+import { redactSecrets } from "../secrets/index.js";
 import { buildAgentEnv } from "./agent-env.js";
 import { createAgentHome } from "./agent-home.js";
 import { type AgentLaunchDeps, invocationFor, launchAgent, prepareAgent } from "./agent-launch.js";
 import { cancelledBeforeStart } from "./agent-process.js";
-import { type ControlRun, runControls, runSetup } from "./controls-exec.js";
-import { commitPending, diffFromBase } from "./diff.js";
-import { git } from "./git.js";
+import { checkBuilderWork } from "./builder-checks.js";
+import { runSetup } from "./controls-exec.js";
+import { diffFromBase } from "./diff.js";
+import { createFinishRun } from "./finish-run.js";
 import { buildPrompt } from "./prompt.js";
-import { renderRunOutput, runOutputPath } from "./run-output.js";
+import { loadRunState, saveRunState } from "./run-state.js";
 import {
   constraintsFor,
   feedbackFor,
@@ -44,7 +40,7 @@ import {
   roleGateOutcome,
 } from "./step-outcome.js";
 import { phaseClock } from "./step-timing.js";
-import { diffSnapshots, restoreTree, snapshotTree, type TreeSnapshot } from "./tree-snapshot.js";
+import { discardWrites, snapshotTree, type TreeSnapshot } from "./tree-snapshot.js";
 import { createWarmAgents } from "./warm-agents.js";
 import { branchName, prepareWorkspace, type Workspace } from "./workspace.js";
 
@@ -82,13 +78,6 @@ export interface LocalRunnerOptions {
   warmStart?: boolean;
 }
 
-interface RunState {
-  controls: ControlRun[];
-  controlLines: string[];
-  notes: string[];
-  setupDone: boolean;
-}
-
 const DEFAULT_STEP_TIMEOUT = 30 * 60_000;
 const TRANSCRIPT_CAP = 512 * 1024;
 
@@ -99,15 +88,6 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
   // a masked directory (/root, /home), and must never see FORGE_HOME (gate.key, the journal,
   // other runs' workspaces).
   const toolbox = [opts.installRoot, dirname(dirname(process.execPath))];
-
-  async function loadState(id: string): Promise<RunState> {
-    const file = join(runDir(id), "state.json");
-    if (!existsSync(file)) return { controls: [], controlLines: [], notes: [], setupDone: false };
-    return JSON.parse(await readFile(file, "utf8")) as RunState;
-  }
-  async function saveState(id: string, state: RunState): Promise<void> {
-    await writeFile(join(runDir(id), "state.json"), JSON.stringify(state, null, 2));
-  }
 
   function boxFor(role: Role, workspace: string, home: string, extraRo: string[]): Box {
     const p = profileToBoxOptions(opts.profiles[role]);
@@ -198,7 +178,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     const clock = phaseClock();
     const dir = runDir(run.id);
     await mkdir(dir, { recursive: true });
-    const state = await loadState(run.id);
+    const state = await loadRunState(runDir(run.id));
     const branch = run.branch ?? branchName(run.task.title, run.task.number, run.id);
     const ws = await prepareWorkspace({
       remote: run.repo.remote,
@@ -252,7 +232,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       }
       state.setupDone = true;
       state.notes.push(...boxFor(role, ws.dir, dir, []).describe().notes);
-      await saveState(run.id, state);
+      await saveRunState(runDir(run.id), state);
     }
 
     const target = {
@@ -393,84 +373,41 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     clock.mark("verdict");
     // R4.5 / R2.7: a read-only step that changed the tree FAILs, and its changes are discarded.
     if (before) {
-      const changed = diffSnapshots(before, await snapshotTree(ws.dir));
-      if (changed.length > 0) {
-        const shown = changed.slice(0, 50);
-        events.push({
-          type: "step.wrote",
-          data: {
-            role,
-            files: shown,
-            message: `step ${role} wrote to the tree: ${shown.join(", ")}`,
-          },
-        });
-        await restoreTree(ws.dir, before);
-        runnerReasons.push(
-          `step ${role} wrote to the tree: ${shown.join(", ")} (changes discarded)`,
-        );
+      const wrote = await discardWrites(ws.dir, before, role);
+      if (wrote) {
+        events.push(wrote.event);
+        runnerReasons.push(wrote.reason);
       }
     }
 
     clock.mark("write-check");
     if (role === "builder" && runnerReasons.length === 0 && decision.verdict === "PASS") {
-      // R2.6 again, after the agent exited: the hook inside the box is a convenience gate.
-      const verify = await runVerifyFromBase({
-        repoDir: ws.dir,
-        baseRef: ws.baseSha,
-        timeoutMs: opts.controlTimeoutMs ?? 10 * 60_000,
-      }).catch((error: unknown) => ({
-        present: true,
-        ok: false,
-        exitCode: null,
-        timedOut: false,
-        output: String(error),
-        baseSha: ws.baseSha,
-      }));
-      if (verify.present) {
-        events.push({
-          type: "verify.finished",
-          data: {
-            ok: verify.ok,
-            exitCode: verify.exitCode,
-            timedOut: verify.timedOut,
-            output: (await redactSecrets(verify.output.slice(-4000))).text,
-          },
-        });
-        if (!verify.ok)
-          runnerReasons.push(
-            `scripts/verify.sh (from base ${ws.baseSha.slice(0, 12)}) failed after the builder stopped`,
-          );
-      }
-      const committed = await commitPending(ws.dir, `forge: builder changes for run ${run.id}`);
-      if (committed) events.push({ type: "builder.committed", data: { by: "runner" } });
-      // The commit is what the reviewer will read: its agent can start now, beside the
-      // controls (which run in the builder's box; the reviewer's step resets the tree to this
-      // commit before its prompt, and claude reads only tracked state at its start).
-      if (runnerReasons.length === 0 && input.next && warmStarts && inv?.stdinPrompt) {
-        warming = warmNext(input, input.next, ws, null);
-      }
-      if (opts.config && runnerReasons.length === 0) {
-        const controls = await runControls(controlsToRun(opts.config), {
-          box: boxFor(role, ws.dir, home, [settingsFile]),
-          workspace: ws.dir,
-          env: buildAgentEnv({ host: opts.hostEnv, home, providerCredentials: {}, extra: {} }),
-          forge: forgeArgv,
-          timeoutMs: opts.controlTimeoutMs ?? 20 * 60_000,
-        });
-        const evaluation = evaluateControls(controls);
-        state.controls = controls.map((c) => ({ ...c, output: c.output }));
-        state.controlLines = evaluation.controls.map(formatControlLine);
-        await saveState(run.id, state);
-        events.push({
-          type: "controls.finished",
-          data: {
-            passed: evaluation.passed,
-            lines: state.controlLines,
-            notices: evaluation.notices,
-          },
-        });
-        for (const b of evaluation.blocking) runnerReasons.push(`control ${b.id}: ${b.detail}`);
-      }
+      const checked = await checkBuilderWork({
+        ws,
+        runId: run.id,
+        config: opts.config,
+        ...(opts.controlTimeoutMs !== undefined ? { controlTimeoutMs: opts.controlTimeoutMs } : {}),
+        controlsBox: () => boxFor(role, ws.dir, home, [settingsFile]),
+        controlsEnv: buildAgentEnv({
+          host: opts.hostEnv,
+          home,
+          providerCredentials: {},
+          extra: {},
+        }),
+        forge: forgeArgv,
+        state,
+        saveState: () => saveRunState(runDir(run.id), state),
+        // The commit is what the reviewer will read: its agent can start now, beside the
+        // controls (which run in the builder's box; the reviewer's step resets the tree to this
+        // commit before its prompt, and claude reads only tracked state at its start).
+        afterCommit: () => {
+          if (input.next && warmStarts && inv?.stdinPrompt) {
+            warming = warmNext(input, input.next, ws, null);
+          }
+        },
+      });
+      events.push(...checked.events);
+      runnerReasons.push(...checked.reasons);
     }
 
     await warming;
@@ -499,80 +436,12 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     return { decision, output: verdict.output, feedback, events, runPatch };
   }
 
-  async function finishRun(run: RunRecord, steps: StepRecord[]): Promise<RunArtifacts> {
-    await warmAgents.discard(run.id);
-    const dir = runDir(run.id);
-    const repo = join(dir, "repo");
-    const events: RunArtifacts["events"] = [];
-    if (!existsSync(join(repo, ".git")) || !run.baseSha || !run.branch) {
-      return { runOutputPath: null, branch: null, headSha: null, events };
-    }
-    const state = await loadState(run.id);
-    const facts = await diffFromBase(repo, run.baseSha);
-    const path = runOutputPath(run.id);
-    // R8.4: the one gate function decides whether the change touches a protected path; the
-    // App's merge gate reads this event, and the run output says it is never auto-merged.
-    const protectedTouch = opts.config
-      ? touchesProtected(
-          facts.files,
-          opts.config.protectedPaths.map((p) => p.pattern),
-        )
-      : { touched: false, files: [] };
-    if (protectedTouch.touched) {
-      events.push({ type: "protected.touched", data: { files: protectedTouch.files } });
-      state.notes.push(
-        `protected paths touched (never auto-merged; needs an approved /forge approve): ${protectedTouch.files.join(", ")}`,
-      );
-    }
-    const markdown = await renderRunOutput({
-      run,
-      steps,
-      diffStat: facts.stat,
-      controls: state.controls.map((c) => ({
-        name: c.name,
-        advisory: c.advisory,
-        ok: c.exitCode === 0,
-        exitCode: c.exitCode,
-      })),
-      notes: [...new Set(state.notes)],
-      redact: async (t) => (await redactSecrets(t)).text,
-    });
-    await mkdir(join(repo, ".forge"), { recursive: true });
-    await writeFile(join(repo, path), markdown);
-    await writeFile(join(dir, "run-output.md"), markdown);
-    // R3.3: a secret in the diff is never pushed. The run output stays local and says why.
-    const secretsInDiff = (await scanSecrets(facts.diff)).length;
-    if (secretsInDiff > 0 || run.chain === "review") {
-      const reason =
-        secretsInDiff > 0
-          ? "the diff holds a secret: nothing was pushed"
-          : "review chains do not push";
-      events.push({
-        type: "run.output",
-        data: { path: join(dir, "run-output.md"), pushed: false, reason },
-      });
-      return {
-        runOutputPath: join(dir, "run-output.md"),
-        branch: run.branch,
-        headSha: facts.head,
-        events,
-      };
-    }
-    await git(["add", "--force", "--", path], { cwd: repo });
-    await git(["commit", "--quiet", "--no-verify", "-m", `forge: run output ${run.id}`], {
-      cwd: repo,
-      allowFailure: true,
-    });
-    const head = (await git(["rev-parse", "HEAD"], { cwd: repo })).stdout.trim();
-    if (!run.branch.startsWith("forge/"))
-      throw new Error(`refusing to push a non-forge branch: ${run.branch}`);
-    await git(["push", "--quiet", "origin", `HEAD:refs/heads/${run.branch}`], {
-      cwd: repo,
-      ...(opts.remoteAuth ? { env: await opts.remoteAuth(run) } : {}),
-    });
-    events.push({ type: "run.output", data: { path, pushed: true, branch: run.branch, head } });
-    return { runOutputPath: path, branch: run.branch, headSha: head, events };
-  }
+  const finishRun = createFinishRun({
+    runDir,
+    config: opts.config,
+    ...(opts.remoteAuth ? { remoteAuth: opts.remoteAuth } : {}),
+    beforeFinish: (runId) => warmAgents.discard(runId),
+  });
 
   return { runStep, finishRun };
 }

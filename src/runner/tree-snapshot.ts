@@ -67,6 +67,28 @@ export async function restoreTree(dir: string, before: TreeSnapshot): Promise<vo
   }
 }
 
+/**
+ * The write check of a read-only step: compare the tree with `before`; when it changed, put it
+ * back and say which paths (the event and the FAIL reason name them, at most 50).
+ */
+export async function discardWrites(
+  dir: string,
+  before: TreeSnapshot,
+  role: string,
+): Promise<{ event: { type: string; data: Record<string, unknown> }; reason: string } | null> {
+  const changed = diffSnapshots(before, await snapshotTree(dir));
+  if (changed.length === 0) return null;
+  const shown = changed.slice(0, 50);
+  await restoreTree(dir, before);
+  return {
+    event: {
+      type: "step.wrote",
+      data: { role, files: shown, message: `step ${role} wrote to the tree: ${shown.join(", ")}` },
+    },
+    reason: `step ${role} wrote to the tree: ${shown.join(", ")} (changes discarded)`,
+  };
+}
+
 async function fingerprint(path: string): Promise<string> {
   try {
     const st = await lstat(path);

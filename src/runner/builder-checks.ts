@@ -1,0 +1,92 @@
+// What the runner checks after the builder's agent exited and claimed PASS, in order:
+// scripts/verify.sh from the base commit again (R2.6: the Stop hook in the box is only a
+// convenience gate), the runner's commit of whatever the builder left uncommitted, then the
+// `validate:` controls in the builder's box (R8.3). Every failure is a reason to FAIL.
+import type { Box } from "../boxes/types.js";
+import { runVerifyFromBase } from "../guard/stop-verify.js";
+import {
+  controlsToRun,
+  evaluateControls,
+  formatControlLine,
+  type ResolvedConfig,
+} from "../policy/index.js";
+import { redactSecrets } from "../secrets/index.js";
+import { runControls } from "./controls-exec.js";
+import { commitPending } from "./diff.js";
+import type { RunState } from "./run-state.js";
+import type { Workspace } from "./workspace.js";
+
+export interface BuilderChecks {
+  ws: Workspace;
+  runId: string;
+  config: ResolvedConfig | null;
+  controlTimeoutMs?: number;
+  controlsBox: () => Box;
+  controlsEnv: Record<string, string>;
+  /** How to start forge inside the box (built-in controls). */
+  forge: string[];
+  /** The run's state: the control results are kept in it for the reviewer and the report. */
+  state: RunState;
+  saveState: () => Promise<void>;
+  /** Called once the work is committed and verify passed (a warm start for the reviewer). */
+  afterCommit: () => void;
+}
+
+export async function checkBuilderWork(c: BuilderChecks): Promise<{
+  events: Array<{ type: string; data: Record<string, unknown> }>;
+  reasons: string[];
+}> {
+  const events: Array<{ type: string; data: Record<string, unknown> }> = [];
+  const reasons: string[] = [];
+  const { ws } = c;
+  const verify = await runVerifyFromBase({
+    repoDir: ws.dir,
+    baseRef: ws.baseSha,
+    timeoutMs: c.controlTimeoutMs ?? 10 * 60_000,
+  }).catch((error: unknown) => ({
+    present: true,
+    ok: false,
+    exitCode: null,
+    timedOut: false,
+    output: String(error),
+    baseSha: ws.baseSha,
+  }));
+  if (verify.present) {
+    events.push({
+      type: "verify.finished",
+      data: {
+        ok: verify.ok,
+        exitCode: verify.exitCode,
+        timedOut: verify.timedOut,
+        output: (await redactSecrets(verify.output.slice(-4000))).text,
+      },
+    });
+    if (!verify.ok)
+      reasons.push(
+        `scripts/verify.sh (from base ${ws.baseSha.slice(0, 12)}) failed after the builder stopped`,
+      );
+  }
+  const committed = await commitPending(ws.dir, `forge: builder changes for run ${c.runId}`);
+  if (committed) events.push({ type: "builder.committed", data: { by: "runner" } });
+  if (reasons.length > 0) return { events, reasons };
+  c.afterCommit();
+  if (c.config) {
+    const controls = await runControls(controlsToRun(c.config), {
+      box: c.controlsBox(),
+      workspace: ws.dir,
+      env: c.controlsEnv,
+      forge: c.forge,
+      timeoutMs: c.controlTimeoutMs ?? 20 * 60_000,
+    });
+    const evaluation = evaluateControls(controls);
+    c.state.controls = controls.map((r) => ({ ...r, output: r.output }));
+    c.state.controlLines = evaluation.controls.map(formatControlLine);
+    await c.saveState();
+    events.push({
+      type: "controls.finished",
+      data: { passed: evaluation.passed, lines: c.state.controlLines, notices: evaluation.notices },
+    });
+    for (const b of evaluation.blocking) reasons.push(`control ${b.id}: ${b.detail}`);
+  }
+  return { events, reasons };
+}

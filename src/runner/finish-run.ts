@@ -1,0 +1,101 @@
+// The end of a run: the run output (R9.3) written into the workspace and under FORGE_HOME,
+// the protected-path fact (R8.4), and the push of the forge/… branch — unless the diff holds
+// a secret (R3.3) or the chain only reviews.
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { RunArtifacts } from "../chain/ports.js";
+import type { RunRecord, StepRecord } from "../chain/types.js";
+import { type ResolvedConfig, touchesProtected } from "../policy/index.js";
+import { redactSecrets, scanSecrets } from "../secrets/index.js";
+import { diffFromBase } from "./diff.js";
+import { git } from "./git.js";
+import { renderRunOutput, runOutputPath } from "./run-output.js";
+import { loadRunState } from "./run-state.js";
+
+export interface FinishRunDeps {
+  runDir(runId: string): string;
+  config: ResolvedConfig | null;
+  remoteAuth?: (run: RunRecord) => Promise<Record<string, string>>;
+  /** Called first (the runner kills the run's warm agents). */
+  beforeFinish?: (runId: string) => Promise<void>;
+}
+
+export function createFinishRun(
+  deps: FinishRunDeps,
+): (run: RunRecord, steps: StepRecord[]) => Promise<RunArtifacts> {
+  return async function finishRun(run: RunRecord, steps: StepRecord[]): Promise<RunArtifacts> {
+    await deps.beforeFinish?.(run.id);
+    const dir = deps.runDir(run.id);
+    const repo = join(dir, "repo");
+    const events: RunArtifacts["events"] = [];
+    if (!existsSync(join(repo, ".git")) || !run.baseSha || !run.branch) {
+      return { runOutputPath: null, branch: null, headSha: null, events };
+    }
+    const state = await loadRunState(dir);
+    const facts = await diffFromBase(repo, run.baseSha);
+    const path = runOutputPath(run.id);
+    // R8.4: the one gate function decides whether the change touches a protected path; the
+    // App's merge gate reads this event, and the run output says it is never auto-merged.
+    const protectedTouch = deps.config
+      ? touchesProtected(
+          facts.files,
+          deps.config.protectedPaths.map((p) => p.pattern),
+        )
+      : { touched: false, files: [] };
+    if (protectedTouch.touched) {
+      events.push({ type: "protected.touched", data: { files: protectedTouch.files } });
+      state.notes.push(
+        `protected paths touched (never auto-merged; needs an approved /forge approve): ${protectedTouch.files.join(", ")}`,
+      );
+    }
+    const markdown = await renderRunOutput({
+      run,
+      steps,
+      diffStat: facts.stat,
+      controls: state.controls.map((c) => ({
+        name: c.name,
+        advisory: c.advisory,
+        ok: c.exitCode === 0,
+        exitCode: c.exitCode,
+      })),
+      notes: [...new Set(state.notes)],
+      redact: async (t) => (await redactSecrets(t)).text,
+    });
+    await mkdir(join(repo, ".forge"), { recursive: true });
+    await writeFile(join(repo, path), markdown);
+    await writeFile(join(dir, "run-output.md"), markdown);
+    // R3.3: a secret in the diff is never pushed. The run output stays local and says why.
+    const secretsInDiff = (await scanSecrets(facts.diff)).length;
+    if (secretsInDiff > 0 || run.chain === "review") {
+      const reason =
+        secretsInDiff > 0
+          ? "the diff holds a secret: nothing was pushed"
+          : "review chains do not push";
+      events.push({
+        type: "run.output",
+        data: { path: join(dir, "run-output.md"), pushed: false, reason },
+      });
+      return {
+        runOutputPath: join(dir, "run-output.md"),
+        branch: run.branch,
+        headSha: facts.head,
+        events,
+      };
+    }
+    await git(["add", "--force", "--", path], { cwd: repo });
+    await git(["commit", "--quiet", "--no-verify", "-m", `forge: run output ${run.id}`], {
+      cwd: repo,
+      allowFailure: true,
+    });
+    const head = (await git(["rev-parse", "HEAD"], { cwd: repo })).stdout.trim();
+    if (!run.branch.startsWith("forge/"))
+      throw new Error(`refusing to push a non-forge branch: ${run.branch}`);
+    await git(["push", "--quiet", "origin", `HEAD:refs/heads/${run.branch}`], {
+      cwd: repo,
+      ...(deps.remoteAuth ? { env: await deps.remoteAuth(run) } : {}),
+    });
+    events.push({ type: "run.output", data: { path, pushed: true, branch: run.branch, head } });
+    return { runOutputPath: path, branch: run.branch, headSha: head, events };
+  };
+}
