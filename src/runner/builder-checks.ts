@@ -1,7 +1,7 @@
-// What the runner checks after the builder's agent exited and claimed PASS, in order:
-// scripts/verify.sh from the base commit again (R2.6: the Stop hook in the box is only a
-// convenience gate), the runner's commit of whatever the builder left uncommitted, then the
-// `validate:` controls in the builder's box (R8.3). Every failure is a reason to FAIL.
+// What the runner does after the builder's agent exited and claimed PASS, in order: commit
+// whatever the builder left uncommitted, run scripts/verify.sh from the base commit again
+// (R2.6: the Stop hook in the box is only a convenience gate), then the `validate:` controls
+// in the builder's box (R8.3). Every failure is a reason to FAIL.
 import type { Box } from "../boxes/types.js";
 import { runVerifyFromBase } from "../guard/stop-verify.js";
 import {
@@ -28,7 +28,7 @@ export interface BuilderChecks {
   /** The run's state: the control results are kept in it for the reviewer and the report. */
   state: RunState;
   saveState: () => Promise<void>;
-  /** Called once the work is committed and verify passed (a warm start for the reviewer). */
+  /** Called once the work is committed (a warm start for the reviewer, killed on a FAIL). */
   afterCommit: () => void;
 }
 
@@ -39,6 +39,11 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
   const events: Array<{ type: string; data: Record<string, unknown> }> = [];
   const reasons: string[] = [];
   const { ws } = c;
+  // Commit first: the commit is the builder's work (not what verify leaves behind) and what the
+  // reviewer reads, so its agent can start while verify and the controls run.
+  const committed = await commitPending(ws.dir, `forge: builder changes for run ${c.runId}`);
+  if (committed) events.push({ type: "builder.committed", data: { by: "runner" } });
+  c.afterCommit();
   const verify = await runVerifyFromBase({
     repoDir: ws.dir,
     baseRef: ws.baseSha,
@@ -66,10 +71,7 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
         `scripts/verify.sh (from base ${ws.baseSha.slice(0, 12)}) failed after the builder stopped`,
       );
   }
-  const committed = await commitPending(ws.dir, `forge: builder changes for run ${c.runId}`);
-  if (committed) events.push({ type: "builder.committed", data: { by: "runner" } });
   if (reasons.length > 0) return { events, reasons };
-  c.afterCommit();
   if (c.config) {
     const controls = await runControls(controlsToRun(c.config), {
       box: c.controlsBox(),

@@ -141,6 +141,12 @@ describe("verify from the base commit (R2.6)", () => {
       const verifyEvent = events.find((e) => e.type === "verify.finished");
       expect(verifyEvent?.data.ok).toBe(false);
       expect(status.steps.find((s) => s.role === "reviewer")?.state).toBe("queued");
+      // The reviewer's agent was warm-started after the commit; it never got a prompt.
+      const warm = events.find(
+        (e) => e.type === "runner.step.prepared" && e.data.role === "reviewer",
+      );
+      expect(warm).toBeUndefined();
+      expect(server.mainRequests().some((r) => r.route === 2)).toBe(false);
     } finally {
       await f.cleanup();
     }
