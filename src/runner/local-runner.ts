@@ -106,18 +106,8 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
 
   const warmAgents = createWarmAgents();
   const warmStarts = opts.warmStart !== false && opts.boxKind === "bwrap";
-  const launchDeps: AgentLaunchDeps = {
-    installRoot: opts.installRoot,
-    provider: opts.provider,
-    boxKind: opts.boxKind,
-    hostEnv: opts.hostEnv,
-    profiles: opts.profiles,
-    config: opts.config,
-    ...(opts.handbookDir ? { handbookDir: opts.handbookDir } : {}),
-    ...(opts.claudeCredentialsFile ? { claudeCredentialsFile: opts.claudeCredentialsFile } : {}),
-    ...(opts.guardServer !== undefined ? { guardServer: opts.guardServer } : {}),
-    boxFor,
-  };
+  // LocalRunnerOptions carries every launch dependency under the same name.
+  const launchDeps: AgentLaunchDeps = { ...opts, boxFor };
   const stepDirOf = (runId: string, s: { index: number; role: Role; attempt: number }) =>
     join(runDir(runId), "steps", `${s.index}-${s.role}-${s.attempt}`);
   const warmKey = (runId: string, s: { index: number; role: Role; attempt: number }) => ({
