@@ -36,6 +36,7 @@ export function claudeProvider(opts: { binary?: string } = {}): Provider {
   const command = opts.binary ?? "claude";
   return {
     name: "claude",
+    promptOnStdin: true,
     buildInvocation: (o) => buildClaudeInvocation(command, o),
     parseResult: parseClaudeResult,
     credentialEnv: (env) => pick(env, CLAUDE_CREDENTIAL_VARS),

@@ -28,6 +28,7 @@ export function codexProvider(opts: { binary?: string } = {}): Provider {
   const command = opts.binary ?? "codex";
   return {
     name: "codex",
+    promptOnStdin: false,
     buildInvocation: (o) => buildCodexInvocation(command, o),
     parseResult: parseCodexResult,
     credentialEnv: (env) => pick(env, CODEX_CREDENTIAL_VARS),

@@ -60,6 +60,11 @@ export interface ParsedResult {
 
 export interface Provider {
   name: ProviderName;
+  /**
+   * True when the prompt goes on stdin (`Invocation.stdinPrompt`): the invocation can then be
+   * built, and the agent started, before its prompt exists. False: the prompt is an argument.
+   */
+  promptOnStdin: boolean;
   buildInvocation(opts: InvocationOptions): Invocation;
   parseResult(stdout: string): ParsedResult;
   /** The provider's own credential variables that are set in `env` (names and values). */

@@ -62,6 +62,12 @@ export interface PreparedAgent {
   model: string | undefined;
   schemaJson: string;
   env: Record<string, string>;
+  /**
+   * Whether the agent reads the tree when it starts: Claude Code puts a git status snapshot in
+   * its context unless the settings say `includeGitInstructions: false` (measured, FACTS.md).
+   * Such an agent may be warm-started only on the tree its step will get.
+   */
+  readsTreeAtStart: boolean;
 }
 
 export async function prepareAgent(deps: AgentLaunchDeps, t: StepTarget): Promise<PreparedAgent> {
@@ -140,6 +146,8 @@ export async function prepareAgent(deps: AgentLaunchDeps, t: StepTarget): Promis
     model: def.model ?? providerOpts.model,
     schemaJson,
     env,
+    readsTreeAtStart:
+      (settings as { includeGitInstructions?: unknown }).includeGitInstructions !== false,
   };
 }
 

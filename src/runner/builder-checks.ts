@@ -28,8 +28,6 @@ export interface BuilderChecks {
   /** The run's state: the control results are kept in it for the reviewer and the report. */
   state: RunState;
   saveState: () => Promise<void>;
-  /** Called once the work is committed (a warm start for the reviewer, killed on a FAIL). */
-  afterCommit: () => void;
 }
 
 export async function checkBuilderWork(c: BuilderChecks): Promise<{
@@ -39,11 +37,9 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
   const events: Array<{ type: string; data: Record<string, unknown> }> = [];
   const reasons: string[] = [];
   const { ws } = c;
-  // Commit first: the commit is the builder's work (not what verify leaves behind) and what the
-  // reviewer reads, so its agent can start while verify and the controls run.
+  // Commit first: the commit is the builder's work, not what verify leaves behind.
   const committed = await commitPending(ws.dir, `forge: builder changes for run ${c.runId}`);
   if (committed) events.push({ type: "builder.committed", data: { by: "runner" } });
-  c.afterCommit();
   const verify = await runVerifyFromBase({
     repoDir: ws.dir,
     baseRef: ws.baseSha,

@@ -20,11 +20,17 @@ import { readOnlyPromptSentences } from "../providers/read-only-flags.js";
 import type { Provider } from "../providers/types.js";
 import type { Decision } from "../roles/decision.js";
 import { READ_ONLY_ROLES, type Role } from "../roles/role-names.js";
-import { decideVerdict } from "../roles/verdict.js";
+import { decideVerdict, prepareVerdicts } from "../roles/verdict.js";
 import { redactSecrets } from "../secrets/index.js";
 import { buildAgentEnv } from "./agent-env.js";
 import { createAgentHome } from "./agent-home.js";
-import { type AgentLaunchDeps, invocationFor, launchAgent, prepareAgent } from "./agent-launch.js";
+import {
+  type AgentLaunchDeps,
+  invocationFor,
+  type LaunchedAgent,
+  launchAgent,
+  prepareAgent,
+} from "./agent-launch.js";
 import { cancelledBeforeStart } from "./agent-process.js";
 import { checkBuilderWork } from "./builder-checks.js";
 import { runSetup } from "./controls-exec.js";
@@ -123,6 +129,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     next: NonNullable<StepInput["next"]>,
     ws: Workspace,
     before: TreeSnapshot | null,
+    events: StepResult["events"],
   ): Promise<void> {
     return warmAgents.prepare(warmKey(input.run.id, next), async () => {
       const prepared = await prepareAgent(launchDeps, {
@@ -135,13 +142,28 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       // writes, it FAILs and this agent is killed unprompted. Behind the builder it is null and
       // the next step snapshots its tree when it starts (after the controls and its reset).
       const nextBefore = prepared.readOnly ? before : null;
-      if (input.signal.aborted) return null;
+      // An agent that reads the tree at its start would keep a stale picture of it (a run
+      // frozen with settings that lack `includeGitInstructions: false`): it starts cold.
+      if (prepared.readsTreeAtStart && before === null) return null;
+      if (input.signal.aborted || !opts.provider.promptOnStdin) return null;
       const invocation = invocationFor(launchDeps, prepared);
-      if (!invocation.stdinPrompt) return null;
       const launched = await launchAgent(launchDeps, prepared, invocation);
       launched.handle.hold(false);
+      events.push({
+        type: "agent.warm_started",
+        data: { next, startedAt: new Date().toISOString() },
+      });
       return { prepared, launched, before: nextBefore };
     });
+  }
+
+  /** Ends an agent started for a step that then could not go on (its snapshot failed). */
+  async function stopAgent(launching: Promise<LaunchedAgent | null>): Promise<void> {
+    const launched = await launching.catch(() => null);
+    if (!launched) return;
+    launched.handle.kill();
+    await launched.handle.wait({ timeoutMs: 10_000 });
+    launched.cleanup();
   }
 
   async function runStep(input: StepInput): Promise<StepResult> {
@@ -258,8 +280,25 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       },
     });
 
-    const diff =
-      role === "reviewer" || role === "security" ? await diffFromBase(ws.dir, ws.baseSha) : null;
+    clock.mark("prepare");
+    // The agent boots while the runner takes its snapshot and builds the prompt: it reads
+    // nothing of the tree before its prompt (warm-agents.ts) and can do nothing without one.
+    // R4.5: a warm agent's snapshot was taken before it started, so it covers its whole life.
+    const early = opts.provider.promptOnStdin && !warm && !input.signal.aborted;
+    const launching: Promise<LaunchedAgent | null> = warm
+      ? Promise.resolve(warm.launched)
+      : early
+        ? launchAgent(launchDeps, prepared, invocationFor(launchDeps, prepared))
+        : Promise.resolve(null);
+    const reviewing = role === "reviewer" || role === "security";
+    const [diff, before] = await Promise.all([
+      reviewing ? diffFromBase(ws.dir, ws.baseSha) : null,
+      warm?.before ?? (readOnly ? snapshotTree(ws.dir) : null),
+    ]).catch(async (error: unknown) => {
+      await stopAgent(launching);
+      throw error;
+    });
+    clock.mark("write-check");
     const prompt = buildPrompt({
       role,
       roleDefinition: prepared.definition.prompt,
@@ -268,7 +307,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       prior: input.prior,
       answers: input.answers,
       ...(diff ? { diff: diff.diff } : {}),
-      ...(role === "reviewer" || role === "security"
+      ...(reviewing
         ? {
             controls: state.controls.map((c) => ({
               name: c.name,
@@ -281,26 +320,26 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
         : {}),
       constraints: constraintsFor(role, readOnly),
     });
-    clock.mark("prepare");
-    // R4.5: a warm agent's snapshot was taken before it started, so it covers its whole life.
-    const before = warm?.before ?? (readOnly ? await snapshotTree(ws.dir) : null);
-    clock.mark("write-check");
-    let launched = warm?.launched ?? null;
-    if (!launched && !input.signal.aborted) {
+    let launched = await launching;
+    // A provider that takes its prompt on the command line starts only now.
+    if (!launched && !opts.provider.promptOnStdin && !input.signal.aborted) {
       launched = await launchAgent(
         launchDeps,
         prepared,
         invocationFor(launchDeps, prepared, prompt),
       );
     }
+    clock.mark("prepare");
     const inv = launched?.invocation;
     if (launched && inv?.stdinPrompt) launched.handle.send(inv.stdinPrompt(prompt));
-    // While a read-only step runs, the tree stays as it is: the next step's agent can start
-    // now and wait for its prompt (warm-agents.ts). It gets nothing before its own step.
-    let warming =
-      launched && readOnly && input.next && warmStarts && inv?.stdinPrompt
-        ? warmNext(input, input.next, ws, before)
+    // The next step's agent can start now and wait for its prompt (warm-agents.ts): it reads
+    // nothing of the tree before its prompt, and gets nothing before its own step.
+    const warming =
+      launched && input.next && warmStarts && inv?.stdinPrompt
+        ? warmNext(input, input.next, ws, before, events)
         : Promise.resolve();
+    // Once per process, while the agent works rather than after it (a cold one takes 0.1 s).
+    setImmediate(() => void prepareVerdicts());
     const proc = launched
       ? await launched.handle
           .wait({
@@ -314,7 +353,6 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
           .finally(() => launched?.cleanup())
       : cancelledBeforeStart();
     await warming;
-    warming = Promise.resolve();
     clock.mark("agent");
     const transcript = (await redactSecrets(proc.stdout.slice(-TRANSCRIPT_CAP))).text;
     events.push({
@@ -387,20 +425,11 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
         forge: forgeArgv,
         state,
         saveState: () => saveRunState(runDir(run.id), state),
-        // The commit is what the reviewer will read: its agent can start now, beside the
-        // controls (which run in the builder's box; the reviewer's step resets the tree to this
-        // commit before its prompt, and claude reads only tracked state at its start).
-        afterCommit: () => {
-          if (input.next && warmStarts && inv?.stdinPrompt) {
-            warming = warmNext(input, input.next, ws, null);
-          }
-        },
       });
       events.push(...checked.events);
       runnerReasons.push(...checked.reasons);
     }
 
-    await warming;
     clock.mark("after");
     events.push({ type: "step.timings", data: { role, attempt, phases: clock.phases() } });
     if (runnerReasons.length > 0) {

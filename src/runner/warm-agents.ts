@@ -1,14 +1,15 @@
 // Warm starts. A Claude Code process takes about half a second to start (measured: 0.55-0.6 s
-// to its first output here), most of a short step. So while a read-only step's agent runs, the
-// runner may start the NEXT step's agent in its own box, without its prompt: it starts up and
-// waits on stdin. Nothing is sent to it before its own step starts, which the engine does only
-// after this step PASSed (R3.4); if it does not, the warm agent is killed unprompted.
+// to its first output here), most of a short step. So while a step's agent runs, the runner
+// may start the NEXT step's agent in its own box, without its prompt: it starts up and waits on
+// stdin. Nothing is sent to it before its own step starts, which the engine does only after
+// this step PASSed (R3.4); if it does not, the warm agent is killed unprompted.
 //
-// Claude Code reads the tree (git status, CLAUDE.md) when it starts, so a warm start is made
-// only where the tree it sees is the one its step gets: behind a read-only step (one that
-// changes the tree FAILs, R4.5, and its warm successor is never used), and behind the builder
-// once its work is committed (the reviewer's step resets the tree to that commit; the controls
-// running meanwhile can leave only ignored files, which claude's start does not read).
+// A warm agent must not keep a stale picture of the tree. Claude Code snapshots git status
+// into its context when it starts, unless its settings say `includeGitInstructions: false`
+// (ours do; measured: a warm agent prompted after the tree changed sends the same first request
+// as one started cold on the new tree). An agent whose settings lack it is warm-started only
+// behind a read-only step, whose tree does not change (one that changes it FAILs, R4.5, and its
+// warm successor is never used).
 
 import type { LaunchedAgent, PreparedAgent } from "./agent-launch.js";
 import type { TreeSnapshot } from "./tree-snapshot.js";

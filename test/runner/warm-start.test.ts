@@ -1,7 +1,7 @@
 // Warm starts (src/runner/warm-agents.ts) with the real claude binary in real bwrap boxes: the
-// next step's agent starts while a read-only step runs (or once the builder's work is
-// committed), but its prompt — its work — waits for
-// that step's PASS (R3.4), and a step that does not PASS takes its warm successor down unprompted.
+// next step's agent starts while a step runs, but its prompt — its work — waits for that step's
+// PASS (R3.4), and a step that does not PASS takes its warm successor down unprompted. A warm
+// agent keeps no picture of the tree from its start (no git status snapshot in its context).
 // Also: the prompt travels on stdin, so a prompt above Linux's 128 KiB argv-string cap works.
 import { readdirSync, readlinkSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,13 +53,18 @@ function processesUnder(dir: string): number[] {
 describe("warm starts (the next agent waits for its prompt)", () => {
   it("starts the builder, reviewer and security agents early, and prompts each only after the step before PASSed", async () => {
     const script = demoScript();
-    // The architect thinks for a while: long enough for a warm builder to be up and waiting.
-    const architect = turnsOf(script, "architect").map((t, i) =>
-      i === turnsOf(script, "architect").length - 1 ? { ...t, delayMs: 1500 } : t,
-    );
+    // The architect and the builder think for a while: long enough for a warm agent to be up.
+    const slowLast = (role: "architect" | "builder") =>
+      turnsOf(script, role).map((t, i, all) =>
+        i === all.length - 1 ? { ...t, delayMs: 1500 } : t,
+      );
     const { f, final, events } = await runScripted(
       server,
-      withRole("architect", architect, script),
+      withRole(
+        "builder",
+        slowLast("builder"),
+        withRole("architect", slowLast("architect"), script),
+      ),
     );
     try {
       expect(final.state).toBe("passed");
@@ -77,6 +82,18 @@ describe("warm starts (the next agent waits for its prompt)", () => {
       expect(requestsOf("builder")[0]?.at).toBeGreaterThanOrEqual(finished("architect"));
       expect(requestsOf("reviewer")[0]?.at).toBeGreaterThanOrEqual(finished("builder"));
       expect(requestsOf("security")[0]?.at).toBeGreaterThanOrEqual(finished("reviewer"));
+      // The reviewer's agent started while the builder was still at work (before its last
+      // model request), so it must not carry the tree as it was then: Claude Code's start-time
+      // git status snapshot is off (includeGitInstructions: false) for every agent.
+      const warmedAt = (role: string) => {
+        const e = events.find(
+          (x) => x.type === "agent.warm_started" && (x.data.next as { role: string }).role === role,
+        );
+        return Date.parse(String(e?.data.startedAt));
+      };
+      expect(warmedAt("reviewer")).toBeLessThan(requestsOf("builder").at(-1)?.at ?? 0);
+      for (const r of server.mainRequests())
+        expect(JSON.stringify(r.body)).not.toContain("gitStatus");
       // Each got its own step's prompt, once.
       for (const role of ROLES) {
         const first = JSON.stringify(requestsOf(role)[0]?.body ?? "");
