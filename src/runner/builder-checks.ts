@@ -1,9 +1,8 @@
 // What the runner does after the builder's agent exited and claimed PASS, in order: commit
-// whatever the builder left uncommitted, run scripts/verify.sh from the base commit again
-// (R2.6: the Stop hook in the box is only a convenience gate), then the `validate:` controls
-// in the builder's box (R8.3). Every failure is a reason to FAIL.
+// whatever the builder left uncommitted, run scripts/verify.sh from the base commit again in
+// the builder's box (R2.6: the Stop hook in the box is only a convenience gate), then the
+// `validate:` controls in the builder's box (R8.3). Every failure is a reason to FAIL.
 import type { Box } from "../boxes/types.js";
-import { runVerifyFromBase } from "../guard/stop-verify.js";
 import {
   controlsToRun,
   evaluateControls,
@@ -14,6 +13,7 @@ import { redactSecrets } from "../secrets/index.js";
 import { runControls } from "./controls-exec.js";
 import { commitPending } from "./diff.js";
 import type { RunState } from "./run-state.js";
+import { verifyFromBaseInBox } from "./verify-in-box.js";
 import type { Workspace } from "./workspace.js";
 
 export interface BuilderChecks {
@@ -21,7 +21,10 @@ export interface BuilderChecks {
   runId: string;
   config: ResolvedConfig | null;
   controlTimeoutMs?: number;
-  controlsBox: () => Box;
+  /** The builder's box, binding `extraReadOnly` read-only as well (verify's script copy). */
+  controlsBox: (extraReadOnly?: string[]) => Box;
+  /** A runner-owned directory for verify's script copy (outside the workspace and HOME). */
+  verifyDir: string;
   controlsEnv: Record<string, string>;
   /** How to start forge inside the box (built-in controls). */
   forge: string[];
@@ -40,9 +43,12 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
   // Commit first: the commit is the builder's work, not what verify leaves behind.
   const committed = await commitPending(ws.dir, `forge: builder changes for run ${c.runId}`);
   if (committed) events.push({ type: "builder.committed", data: { by: "runner" } });
-  const verify = await runVerifyFromBase({
-    repoDir: ws.dir,
-    baseRef: ws.baseSha,
+  const verify = await verifyFromBaseInBox({
+    workspace: ws.dir,
+    baseSha: ws.baseSha,
+    scriptDir: c.verifyDir,
+    box: (scriptDir) => c.controlsBox([scriptDir]),
+    env: c.controlsEnv,
     timeoutMs: c.controlTimeoutMs ?? 10 * 60_000,
   }).catch((error: unknown) => ({
     present: true,

@@ -415,7 +415,8 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
         runId: run.id,
         config: opts.config,
         ...(opts.controlTimeoutMs !== undefined ? { controlTimeoutMs: opts.controlTimeoutMs } : {}),
-        controlsBox: () => boxFor(role, ws.dir, home, [settingsFile]),
+        controlsBox: (extra = []) => boxFor(role, ws.dir, home, [settingsFile, ...extra]),
+        verifyDir: join(stepDir, "verify"),
         controlsEnv: buildAgentEnv({
           host: opts.hostEnv,
           home,

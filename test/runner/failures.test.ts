@@ -141,13 +141,57 @@ describe("verify from the base commit (R2.6)", () => {
       const verifyEvent = events.find((e) => e.type === "verify.finished");
       expect(verifyEvent?.data.ok).toBe(false);
       expect(status.steps.find((s) => s.role === "reviewer")?.state).toBe("queued");
-      // The reviewer's agent was warm-started after the commit; it never got a prompt.
+      // The reviewer's agent was warm-started beside the builder; it never got a prompt.
       const warm = events.find(
         (e) => e.type === "runner.step.prepared" && e.data.role === "reviewer",
       );
       expect(warm).toBeUndefined();
       expect(server.mainRequests().some((r) => r.route === 2)).toBe(false);
     } finally {
+      await f.cleanup();
+    }
+  });
+});
+
+describe("the runner's verify runs boxed (R2.6, R2.5, R7.1)", () => {
+  it("runs verify.sh again in the builder's box: the builder's test code reaches neither the host nor the runner's environment", async () => {
+    // Outside the workspace and under /tmp: the box has a /tmp of its own, the host does not.
+    const outside = tempDir("forge-outside-");
+    const marker = join(outside.dir, "escaped-from-verify");
+    const hostSecret = "forge-test-host-value-not-a-real-token";
+    process.env.FORGE_TEST_HOST_ONLY = hostSecret;
+    const testSh = [
+      "#!/bin/sh",
+      `touch '${marker}' 2>/dev/null && echo 'wrote outside' || echo 'could not write outside'`,
+      // A shell expansion, not a template placeholder.
+      `echo "host value: $\{FORGE_TEST_HOST_ONLY:-absent}"`,
+      "exit 0",
+      "",
+    ].join("\n");
+    const { f, status, events } = await runChain(
+      withRole("builder", [
+        { tools: [{ name: "Write", input: { file_path: "scripts/test.sh", content: testSh } }] },
+        {
+          structured: {
+            verdict: "PASS",
+            summary: SUMMARY,
+            evidence: [{ command: "sh scripts/verify.sh", exit_code: 0, output: "" }],
+          },
+        },
+      ]),
+    ).finally(() => {
+      delete process.env.FORGE_TEST_HOST_ONLY;
+    });
+    try {
+      const verify = events.find((e) => e.type === "verify.finished");
+      expect(verify?.data.ok).toBe(true);
+      expect(String(verify?.data.output)).toContain("could not write outside");
+      expect(String(verify?.data.output)).toContain("host value: absent");
+      expect(JSON.stringify(events)).not.toContain(hostSecret);
+      expect(existsSync(marker)).toBe(false);
+      expect(status.steps.find((s) => s.role === "builder")?.state).toBe("passed");
+    } finally {
+      outside.cleanup();
       await f.cleanup();
     }
   });
