@@ -38,6 +38,7 @@ export function bwrapBox(opts: BoxOptions): Box {
     const denyAbove = deny.filter((p) => isAbove(real(p)) && pathKind(p) === "dir");
     for (const p of denyAbove) a.push("--tmpfs", real(p));
     a.push("--bind", workspace, workspace, "--bind", home, home);
+    a.push(...gitConfigArgs(workspace));
     for (const p of ro.filter((p) => !above.includes(p))) a.push("--ro-bind", p, p);
     for (const p of opts.writeSubpaths ?? []) {
       const abs = real(absUnder(workspace, p));
@@ -97,6 +98,7 @@ export function bwrapBox(opts: BoxOptions): Box {
         hostMasks: masks,
         isolation: [
           "read-only root; writable workspace and HOME only",
+          "the workspace's .git/config read-only, .git a mount point (the runner's git reads them)",
           `host dirs hidden: /tmp, ${masks.join(", ")}`,
           "own PID, IPC, UTS (and cgroup) namespaces; new session; all capabilities dropped",
           "dies with its parent",
@@ -115,6 +117,23 @@ export function bwrapBox(opts: BoxOptions): Box {
       };
     },
   };
+}
+
+/**
+ * The workspace's git config is the runner's, never the agent's. The runner runs git on the
+ * workspace on the host after a step (snapshot, commit, diff, push), and a config key can make
+ * git run a command (core.fsmonitor on `git status`, filter.<x>.clean on `git add`) or send the
+ * push credential elsewhere (remote.origin.url, url.<x>.insteadOf) — so `.git/config` is
+ * read-only in the box. `.git` itself becomes a mount point (bound onto itself), so it cannot
+ * be renamed away and replaced by a git dir of the agent's making (EBUSY).
+ */
+export function gitConfigArgs(workspace: string): string[] {
+  const gitDir = `${workspace}/.git`;
+  if (pathKind(gitDir) !== "dir") return [];
+  const a = ["--bind", gitDir, gitDir];
+  const config = `${gitDir}/config`;
+  if (pathKind(config) === "file") a.push("--ro-bind", config, config);
+  return a;
 }
 
 /**

@@ -1,9 +1,9 @@
 // docker/podman box from the project's image (R7.1). No container engine runs on this machine
 // (the client answers, nothing starts), so this builds the argv only; tests check the argv.
 import { randomBytes } from "node:crypto";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { containerNetworkArgs, networkNotes, resolveNetwork } from "./network.js";
-import { absUnder, isWithin } from "./paths.js";
+import { absUnder, isWithin, pathKind } from "./paths.js";
 import { type Box, type BoxCommand, type BoxOptions, BoxRefusedError } from "./types.js";
 
 export const CONTAINER_WORKSPACE = "/workspace";
@@ -47,6 +47,9 @@ export function containerBox(opts: BoxOptions): Box {
       if (opts.memoryMb !== undefined) a.push("--memory", `${opts.memoryMb}m`);
       a.push(...containerNetworkArgs(seam));
       a.push("-v", `${workspace}:${CONTAINER_WORKSPACE}`, "-v", `${home}:${CONTAINER_HOME}`);
+      // The runner's git reads this config on the host after the step (bwrap.ts, gitConfigArgs).
+      const gitConfig = join(workspace, ".git", "config");
+      if (pathKind(gitConfig) === "file") a.push("-v", `${gitConfig}:${inside(gitConfig)}:ro`);
       for (const p of opts.readOnlyPaths ?? []) {
         const abs = absUnder(workspace, p);
         a.push("-v", `${abs}:${inside(abs)}:ro`);

@@ -12,8 +12,12 @@ export interface DiffFacts {
 export async function diffFromBase(dir: string, baseSha: string): Promise<DiffFacts> {
   const head = (await git(["rev-parse", "HEAD"], { cwd: dir })).stdout.trim();
   const range = `${baseSha}..${head}`;
+  // --text and --no-textconv: a file the builder marks `-diff` or `binary` in .gitattributes,
+  // or gives a textconv driver, shows its real content — the reviewer, the security role and
+  // the secret scan read this diff, and nothing may hide from them. (A real binary file then
+  // shows as text; the prompt's size limit still holds.)
   const [diff, stat, names] = await Promise.all([
-    git(["diff", "--no-color", "--no-ext-diff", range], { cwd: dir }),
+    git(["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--text", range], { cwd: dir }),
     git(["diff", "--stat", "--no-color", range], { cwd: dir }),
     git(["diff", "--name-only", "-z", range], { cwd: dir }),
   ]);

@@ -1,6 +1,8 @@
 // The runner's only way to call git. Every call runs with core.hooksPath=/dev/null (R2.5):
 // a cloned repository's hooks are repository-controlled code and must never run in the
-// runner's process, which holds the push credential.
+// runner's process, which holds the push credential. core.fsmonitor=false likewise: it names a
+// command `git status` runs. (Boxes keep .git/config read-only, so an agent cannot set either;
+// this holds even in a worktree box, which protects nothing.)
 import { execa } from "execa";
 
 export class GitError extends Error {
@@ -37,7 +39,15 @@ export const RUNNER_IDENTITY = {
 };
 
 export async function git(args: readonly string[], opts: GitOptions): Promise<GitResult> {
-  const full = ["-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=false", ...args];
+  const full = [
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.quotePath=false",
+    ...args,
+  ];
   const result = await execa("git", full, {
     cwd: opts.cwd,
     env: { GIT_TERMINAL_PROMPT: "0", ...RUNNER_IDENTITY, ...opts.env },

@@ -1,5 +1,5 @@
 // Real bwrap: every rule of the box is tested by doing the forbidden thing inside it.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -61,6 +61,27 @@ describe("bwrap box (R7.1)", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(workspace, "in-ws.txt"), "utf8")).toBe("w\n");
     expect(readFileSync(join(home, "in-home.txt"), "utf8")).toBe("h\n");
+  });
+
+  it("the workspace's .git/config is read-only and .git cannot be moved away; the rest of .git stays writable", async () => {
+    execFileSync("git", ["init", "-q", workspace]);
+    const config = readFileSync(join(workspace, ".git", "config"), "utf8");
+    const r = await sh(
+      [
+        "echo '[core]' >> .git/config; echo append=$?",
+        "git config core.fsmonitor 'touch /x' 2>/dev/null; echo gitconfig=$?",
+        "rm -f .git/config 2>/dev/null; echo rm=$?",
+        "mv .git .git-moved 2>/dev/null; echo mv=$?",
+        "echo ref > .git/forge-probe; echo other=$?",
+      ].join("; "),
+    );
+    expect(r.stdout).toMatch(/append=[1-9]/);
+    expect(r.stdout).toMatch(/gitconfig=[1-9]/);
+    expect(r.stdout).toMatch(/rm=[1-9]/);
+    expect(r.stdout).toMatch(/mv=[1-9]/);
+    expect(r.stdout).toMatch(/other=0/);
+    expect(readFileSync(join(workspace, ".git", "config"), "utf8")).toBe(config);
+    expect(existsSync(join(workspace, ".git-moved"))).toBe(false);
   });
 
   it("the host's /tmp is not visible, and a file outside workspace/HOME never reaches the host", async () => {

@@ -1,5 +1,9 @@
 // No container engine runs on this machine (the docker client answers, nothing starts): the
 // container box is tested on its argv only.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createBox, ownWorkDeclared } from "../../src/boxes/create-box.js";
 import { BoxRefusedError } from "../../src/boxes/types.js";
@@ -47,6 +51,23 @@ describe("container box (argv only)", () => {
       "--",
       "go",
     ]);
+  });
+
+  it("mounts a workspace's .git/config read-only (the runner's git reads it on the host)", () => {
+    const t = mkdtempSync(join(tmpdir(), "forge-container-"));
+    try {
+      const ws = join(t, "ws");
+      execFileSync("git", ["init", "-q", ws]);
+      const w = createBox("container", { ...opts, workspace: ws, home: t }).wrap({
+        ...cmd,
+        cwd: ws,
+      });
+      expect(w.args.join(" ")).toContain(`-v ${ws}/.git/config:/workspace/.git/config:ro`);
+      // A plain directory has none to protect.
+      expect(createBox("container", opts).wrap(cmd).args.join(" ")).not.toContain(".git/config");
+    } finally {
+      rmSync(t, { recursive: true, force: true });
+    }
   });
 
   it("secrets travel as -e NAME (value from the client env), never on the argv", () => {

@@ -197,6 +197,42 @@ describe("the runner's verify runs boxed (R2.6, R2.5, R7.1)", () => {
   });
 });
 
+describe("the workspace's git config stays the runner's (R2.5, R7.1)", () => {
+  it("code the builder runs cannot plant git config that the runner's own git would execute", async () => {
+    const outside = tempDir("forge-outside-");
+    const marker = join(outside.dir, "ran-on-the-host");
+    // core.fsmonitor names a command git runs on `git status`; the runner snapshots and
+    // commits with git on the host after the builder's box ended.
+    const testSh = [
+      "#!/bin/sh",
+      `git config core.fsmonitor "touch '${marker}'" && echo 'config written' || echo 'config is read-only'`,
+      "exit 0",
+      "",
+    ].join("\n");
+    const { f, status, events } = await runChain(
+      withRole("builder", [
+        { tools: [{ name: "Write", input: { file_path: "scripts/test.sh", content: testSh } }] },
+        {
+          structured: {
+            verdict: "PASS",
+            summary: SUMMARY,
+            evidence: [{ command: "sh scripts/verify.sh", exit_code: 0, output: "" }],
+          },
+        },
+      ]),
+    );
+    try {
+      const verify = events.find((e) => e.type === "verify.finished");
+      expect(String(verify?.data.output)).toContain("config is read-only");
+      expect(status.steps.map((s) => s.state)).toEqual(["passed", "passed", "passed", "passed"]);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      outside.cleanup();
+      await f.cleanup();
+    }
+  });
+});
+
 describe("fail-closed agent outcomes (R3.2)", () => {
   it("a missing structured output FAILs and stops the chain", async () => {
     const { f, final, status } = await runChain(
