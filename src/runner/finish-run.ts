@@ -2,8 +2,8 @@
 // the protected-path fact (R8.4), and the push of the forge/… branch — unless the diff holds
 // a secret (R3.3) or the chain only reviews.
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { lstat, mkdir, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { RunArtifacts } from "../chain/ports.js";
 import type { RunRecord, StepRecord } from "../chain/types.js";
 import { type ResolvedConfig, touchesProtected } from "../policy/index.js";
@@ -62,16 +62,17 @@ export function createFinishRun(
       notes: [...new Set(state.notes)],
       redact: async (t) => (await redactSecrets(t)).text,
     });
-    await mkdir(join(repo, ".forge"), { recursive: true });
-    await writeFile(join(repo, path), markdown);
     await writeFile(join(dir, "run-output.md"), markdown);
+    const placed = await writeIntoWorkspace(repo, path, markdown);
     // R3.3: a secret in the diff is never pushed. The run output stays local and says why.
     const secretsInDiff = (await scanSecrets(facts.diff)).length;
-    if (secretsInDiff > 0 || run.chain === "review") {
+    if (secretsInDiff > 0 || run.chain === "review" || !placed) {
       const reason =
         secretsInDiff > 0
           ? "the diff holds a secret: nothing was pushed"
-          : "review chains do not push";
+          : run.chain === "review"
+            ? "review chains do not push"
+            : `${path} could not be written into the workspace (.forge is not a plain directory there): nothing was pushed`;
       events.push({
         type: "run.output",
         data: { path: join(dir, "run-output.md"), pushed: false, reason },
@@ -98,4 +99,27 @@ export function createFinishRun(
     events.push({ type: "run.output", data: { path, pushed: true, branch: run.branch, head } });
     return { runOutputPath: path, branch: run.branch, headSha: head, events };
   };
+}
+
+/**
+ * Writes the run output at `path` in the workspace without following a link. The builder's
+ * commit decides what `.forge` is, and this write runs on the host: a `.forge` symlink, or a
+ * link at the output's own name (the run id is in the agent's environment), would otherwise
+ * make the runner write anywhere it may. False (nothing written) unless `.forge` is a real
+ * directory; an existing file at the path is replaced, never written through.
+ */
+async function writeIntoWorkspace(repo: string, path: string, text: string): Promise<boolean> {
+  const parent = join(repo, dirname(path));
+  await mkdir(parent, { recursive: true }).catch(() => {});
+  const kind = await lstat(parent).catch(() => null);
+  if (!kind?.isDirectory()) return false;
+  const file = join(repo, path);
+  try {
+    await rm(file, { force: true });
+    // "wx": O_CREAT|O_EXCL, which never follows a symlink at the final name.
+    await writeFile(file, text, { flag: "wx" });
+    return true;
+  } catch {
+    return false; // a directory in its place
+  }
 }

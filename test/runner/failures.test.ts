@@ -1,5 +1,5 @@
 // Fail-closed behaviour of the real runner: the real claude binary, real bwrap boxes, real git.
-import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoScript } from "../../src/demo/demo-script.js";
@@ -226,6 +226,61 @@ describe("the workspace's git config stays the runner's (R2.5, R7.1)", () => {
       expect(String(verify?.data.output)).toContain("config is read-only");
       expect(status.steps.map((s) => s.state)).toEqual(["passed", "passed", "passed", "passed"]);
       expect(existsSync(marker)).toBe(false);
+    } finally {
+      outside.cleanup();
+      await f.cleanup();
+    }
+  });
+});
+
+describe("the run output is written without following the builder's links (R9.3)", () => {
+  const builderRuns = (testSh: string) =>
+    withRole("builder", [
+      { tools: [{ name: "Write", input: { file_path: "scripts/test.sh", content: testSh } }] },
+      { tools: [{ name: "Bash", input: { command: "make test" } }] },
+      {
+        structured: {
+          verdict: "PASS",
+          summary: SUMMARY,
+          evidence: [{ command: "make test", exit_code: 0, output: "" }],
+        },
+      },
+    ]);
+
+  it("a committed .forge symlink: nothing is written through it, nothing is pushed", async () => {
+    const outside = tempDir("forge-outside-");
+    const { f, final, events } = await runChain(
+      builderRuns(`#!/bin/sh\nln -sfn '${outside.dir}' .forge\necho ok\n`),
+    );
+    try {
+      expect(final.state).toBe("passed");
+      expect(readdirSync(outside.dir)).toEqual([]);
+      const output = events.find((e) => e.type === "runner.run.output");
+      expect(output?.data.pushed).toBe(false);
+      expect(String(output?.data.reason)).toMatch(/\.forge is not a plain directory/);
+      expect(gitIn(f.repo, "branch", "--list", "forge/*").trim()).toBe("");
+    } finally {
+      outside.cleanup();
+      await f.cleanup();
+    }
+  });
+
+  it("a link at the run output's own name is replaced, not written through", async () => {
+    const outside = tempDir("forge-outside-");
+    const victim = join(outside.dir, "victim");
+    writeFileSync(victim, "untouched\n");
+    const { f, final, events } = await runChain(
+      builderRuns(
+        `#!/bin/sh\nmkdir -p .forge\nln -sf '${victim}' ".forge/run-output-$FORGE_RUN_ID.md"\necho ok\n`,
+      ),
+    );
+    try {
+      expect(final.state).toBe("passed");
+      expect(readFileSync(victim, "utf8")).toBe("untouched\n");
+      const output = events.find((e) => e.type === "runner.run.output");
+      expect(output?.data.pushed).toBe(true);
+      const pushed = gitIn(f.repo, "show", `${final.branch}:.forge/run-output-${final.id}.md`);
+      expect(pushed).toContain("forgechain");
     } finally {
       outside.cleanup();
       await f.cleanup();
