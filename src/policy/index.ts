@@ -6,6 +6,7 @@ export {
   type BuiltinControl,
   type ControlInvocation,
   controlInvocation,
+  isBuiltinRun,
 } from "./builtin-controls.js";
 export { canonicalJson, contentDigest, sha256Hex } from "./canonical-json.js";
 export { type ResolveInput, resolveConfig } from "./cascade.js";

@@ -7,6 +7,7 @@ import {
   controlsToRun,
   evaluateControls,
   formatControlLine,
+  isBuiltinRun,
   type ResolvedConfig,
 } from "../policy/index.js";
 import { redactSecrets } from "../secrets/index.js";
@@ -43,6 +44,20 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
   // Commit first: the commit is the builder's work, not what verify leaves behind.
   const committed = await commitPending(ws.dir, `forge: builder changes for run ${c.runId}`);
   if (committed) events.push({ type: "builder.committed", data: { by: "runner" } });
+  const toRun = c.config ? controlsToRun(c.config) : [];
+  const ctx = {
+    box: c.controlsBox(),
+    workspace: ws.dir,
+    env: c.controlsEnv,
+    forge: c.forge,
+    timeoutMs: c.controlTimeoutMs ?? 20 * 60_000,
+  };
+  // Built-in controls only read the committed tree (the secret scan): they run beside verify
+  // and the project's own controls, which run one after the other as before.
+  const early = runControls(
+    toRun.filter((x) => isBuiltinRun(x.run)),
+    ctx,
+  );
   const verify = await verifyFromBaseInBox({
     workspace: ws.dir,
     baseSha: ws.baseSha,
@@ -73,15 +88,18 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
         `scripts/verify.sh (from base ${ws.baseSha.slice(0, 12)}) failed after the builder stopped`,
       );
   }
-  if (reasons.length > 0) return { events, reasons };
+  if (reasons.length > 0) {
+    await early; // no box outlives the step
+    return { events, reasons };
+  }
   if (c.config) {
-    const controls = await runControls(controlsToRun(c.config), {
-      box: c.controlsBox(),
-      workspace: ws.dir,
-      env: c.controlsEnv,
-      forge: c.forge,
-      timeoutMs: c.controlTimeoutMs ?? 20 * 60_000,
-    });
+    const late = await runControls(
+      toRun.filter((x) => !isBuiltinRun(x.run)),
+      ctx,
+    );
+    const done = [...(await early), ...late];
+    // The configured order, for the report and the reviewer.
+    const controls = toRun.flatMap((x) => done.filter((r) => r.id === x.id));
     const evaluation = evaluateControls(controls);
     c.state.controls = controls.map((r) => ({ ...r, output: r.output }));
     c.state.controlLines = evaluation.controls.map(formatControlLine);
