@@ -1,5 +1,5 @@
 // R5.2: the diff is `git diff <measured base>..HEAD`, computed by the runner.
-import { git } from "./git.js";
+import { git, gitLine } from "./git.js";
 
 export interface DiffFacts {
   base: string;
@@ -10,13 +10,15 @@ export interface DiffFacts {
 }
 
 export async function diffFromBase(dir: string, baseSha: string): Promise<DiffFacts> {
-  const head = (await git(["rev-parse", "HEAD"], { cwd: dir })).stdout.trim();
-  const range = `${baseSha}..${head}`;
+  // HEAD does not move while the runner diffs (no agent runs on this tree now), so HEAD is read
+  // beside the diffs instead of before them.
+  const range = `${baseSha}..HEAD`;
   // --text and --no-textconv: a file the builder marks `-diff` or `binary` in .gitattributes,
   // or gives a textconv driver, shows its real content — the reviewer, the security role and
   // the secret scan read this diff, and nothing may hide from them. (A real binary file then
   // shows as text; the prompt's size limit still holds.)
-  const [diff, stat, names] = await Promise.all([
+  const [head, diff, stat, names] = await Promise.all([
+    gitLine(["rev-parse", "HEAD"], { cwd: dir }),
     git(["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--text", range], { cwd: dir }),
     git(["diff", "--stat", "--no-color", range], { cwd: dir }),
     git(["diff", "--name-only", "-z", range], { cwd: dir }),
