@@ -41,6 +41,7 @@ import { loadRunState, saveRunState } from "./run-state.js";
 import {
   constraintsFor,
   feedbackFor,
+  processReasons,
   readRequest,
   resetTree,
   roleGateOutcome,
@@ -281,8 +282,8 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     });
 
     clock.mark("prepare");
-    // The agent boots while the runner takes its snapshot and builds the prompt: it reads
-    // nothing of the tree before its prompt (warm-agents.ts) and can do nothing without one.
+    // The agent boots while the runner takes its snapshot and builds the prompt: the tree is
+    // already its step's, and an agent without a prompt can do nothing.
     // R4.5: a warm agent's snapshot was taken before it started, so it covers its whole life.
     const early = opts.provider.promptOnStdin && !warm && !input.signal.aborted;
     const launching: Promise<LaunchedAgent | null> = warm
@@ -370,33 +371,13 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     const parsed = opts.provider.parseResult(proc.stdout);
     const verdict = await decideVerdict(role, parsed.raw, diff ? { diff: diff.diff } : {});
     let decision: Decision = verdict.decision;
-    const runnerReasons: string[] = [];
-    if (proc.spawnError) runnerReasons.push(`the agent could not start: ${proc.spawnError}`);
-    if (proc.timedOut)
-      runnerReasons.push(
-        `the agent timed out after ${Math.round((opts.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT) / 1000)} s`,
-      );
-    if (proc.turnLimitHit)
-      runnerReasons.push(`the agent went past its ${providerOpts.maxTurns} turns`);
-    if (proc.cancelled) runnerReasons.push("the step was cancelled");
     const gate = await roleGateOutcome(ledgerFile, join(stepDir, "ledger.jsonl"), proc.stoppedBy);
-    if (gate) {
-      events.push({ type: "role_gate.violation", data: { role, ...gate } });
-      runnerReasons.push(gate.detail);
-    }
-    if (
-      !proc.spawnError &&
-      !proc.timedOut &&
-      !proc.turnLimitHit &&
-      !proc.cancelled &&
-      !gate &&
-      proc.exitCode !== 0
-    ) {
-      const why = (await redactSecrets(proc.stderr.trim().slice(-500))).text;
-      runnerReasons.push(
-        `the agent exited with ${proc.exitCode ?? proc.signal}${why ? `: ${why}` : ""}`,
-      );
-    }
+    if (gate) events.push({ type: "role_gate.violation", data: { role, ...gate } });
+    const runnerReasons = await processReasons(proc, {
+      timeoutMs: opts.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT,
+      maxTurns: providerOpts.maxTurns,
+      gate: gate?.detail,
+    });
 
     clock.mark("verdict");
     // R4.5 / R2.7: a read-only step that changed the tree FAILs, and its changes are discarded.

@@ -6,6 +6,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import type { WorkerFeedback } from "../chain/types.js";
 import { ROLE_GATE_VIOLATION, verifyLedger } from "../policy/index.js";
 import type { Role } from "../roles/role-names.js";
+import { redactSecrets } from "../secrets/index.js";
+import type { AgentProcessResult } from "./agent-process.js";
 import { git } from "./git.js";
 
 /**
@@ -33,6 +35,28 @@ export async function roleGateOutcome(
     : (stoppedBy?.replace(/^.*?(ROLE_GATE_VIOLATION)/s, "$1").slice(0, 300) ??
       `${ROLE_GATE_VIOLATION}: ${lines} violation(s) in the ledger`);
   return { detail, ledgerLines: lines };
+}
+
+/**
+ * Why the runner FAILs a step from how its agent process ended, whatever it wrote: it did not
+ * start, timed out, went past its turns, was cancelled, broke the role gate, or exited non-zero
+ * (with the tail of its stderr, redacted).
+ */
+export async function processReasons(
+  proc: AgentProcessResult,
+  o: { timeoutMs: number; maxTurns: number | undefined; gate: string | undefined },
+): Promise<string[]> {
+  const reasons: string[] = [];
+  if (proc.spawnError) reasons.push(`the agent could not start: ${proc.spawnError}`);
+  if (proc.timedOut) reasons.push(`the agent timed out after ${Math.round(o.timeoutMs / 1000)} s`);
+  if (proc.turnLimitHit) reasons.push(`the agent went past its ${o.maxTurns} turns`);
+  if (proc.cancelled) reasons.push("the step was cancelled");
+  if (o.gate) reasons.push(o.gate);
+  if (reasons.length === 0 && proc.exitCode !== 0) {
+    const why = (await redactSecrets(proc.stderr.trim().slice(-500))).text;
+    reasons.push(`the agent exited with ${proc.exitCode ?? proc.signal}${why ? `: ${why}` : ""}`);
+  }
+  return reasons;
 }
 
 export async function resetTree(dir: string, ref: string): Promise<void> {
