@@ -38,13 +38,16 @@ export function bwrapBox(opts: BoxOptions): Box {
     const denyAbove = deny.filter((p) => isAbove(real(p)) && pathKind(p) === "dir");
     for (const p of denyAbove) a.push("--tmpfs", real(p));
     a.push("--bind", workspace, workspace, "--bind", home, home);
-    a.push(...gitConfigArgs(workspace));
+    const git = gitDirArgs(workspace);
+    a.push(...git.mountPoint);
     for (const p of ro.filter((p) => !above.includes(p))) a.push("--ro-bind", p, p);
     for (const p of opts.writeSubpaths ?? []) {
       const abs = real(absUnder(workspace, p));
       if (existsSync(abs)) a.push("--bind", abs, abs);
       else skipped.push(`write subpath ${abs} does not exist`);
     }
+    // After the write subpaths: not even a profile that makes `.git` writable undoes it.
+    a.push(...git.readOnly);
     for (const abs of deny.filter((p) => !denyAbove.includes(p))) {
       const kind = pathKind(abs);
       // A directory becomes an empty read-only tmpfs, a file /dev/null; a missing one has
@@ -127,13 +130,14 @@ export function bwrapBox(opts: BoxOptions): Box {
  * read-only in the box. `.git` itself becomes a mount point (bound onto itself), so it cannot
  * be renamed away and replaced by a git dir of the agent's making (EBUSY).
  */
-export function gitConfigArgs(workspace: string): string[] {
+export function gitDirArgs(workspace: string): { mountPoint: string[]; readOnly: string[] } {
   const gitDir = `${workspace}/.git`;
-  if (pathKind(gitDir) !== "dir") return [];
-  const a = ["--bind", gitDir, gitDir];
+  if (pathKind(gitDir) !== "dir") return { mountPoint: [], readOnly: [] };
   const config = `${gitDir}/config`;
-  if (pathKind(config) === "file") a.push("--ro-bind", config, config);
-  return a;
+  return {
+    mountPoint: ["--bind", gitDir, gitDir],
+    readOnly: pathKind(config) === "file" ? ["--ro-bind", config, config] : [],
+  };
 }
 
 /**

@@ -47,7 +47,7 @@ export function containerBox(opts: BoxOptions): Box {
       if (opts.memoryMb !== undefined) a.push("--memory", `${opts.memoryMb}m`);
       a.push(...containerNetworkArgs(seam));
       a.push("-v", `${workspace}:${CONTAINER_WORKSPACE}`, "-v", `${home}:${CONTAINER_HOME}`);
-      // The runner's git reads this config on the host after the step (bwrap.ts, gitConfigArgs).
+      // The runner's git reads this config on the host after the step (bwrap.ts, gitDirArgs).
       const gitConfig = join(workspace, ".git", "config");
       if (pathKind(gitConfig) === "file") a.push("-v", `${gitConfig}:${inside(gitConfig)}:ro`);
       for (const p of opts.readOnlyPaths ?? []) {

@@ -80,6 +80,11 @@ describe("bwrap box (R7.1)", () => {
     expect(r.stdout).toMatch(/rm=[1-9]/);
     expect(r.stdout).toMatch(/mv=[1-9]/);
     expect(r.stdout).toMatch(/other=0/);
+    // Not even a profile that lists .git as a write subpath undoes it.
+    const again = await sh("echo '[core]' >> .git/config; echo append=$?", {
+      writeSubpaths: [".git"],
+    });
+    expect(again.stdout).toMatch(/append=[1-9]/);
     expect(readFileSync(join(workspace, ".git", "config"), "utf8")).toBe(config);
     expect(existsSync(join(workspace, ".git-moved"))).toBe(false);
   });
