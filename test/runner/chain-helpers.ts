@@ -1,6 +1,7 @@
 // Shared set-up for runner tests: a demo repo, a FORGE_HOME, the real claude binary behind a
 // scripted model server, and the local stack (real SQLite, real bwrap, real git).
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { installRoot } from "../../src/cli/install-root.js";
 import { gitRunnerIn } from "../../src/cli/local/git-runner.js";
 import { type LocalStack, openLocalStack } from "../../src/cli/local/stack.js";
@@ -10,10 +11,37 @@ import { loadProfiles } from "../../src/policy/index.js";
 import { loadRepoPolicy, type RepoPolicy } from "../../src/policy/repo-policy.js";
 import type { ChainKind } from "../../src/roles/role-names.js";
 import { buildSnapshotContent } from "../../src/runner/snapshot-content.js";
-import type { ModelServer, Script, Turn } from "../../src/scripted-model/server.js";
+import {
+  type ModelServer,
+  type Script,
+  startModelServer,
+  type Turn,
+} from "../../src/scripted-model/server.js";
+import { ensureBuilt } from "../harness/build.js";
 import { tempDir } from "../helpers/git-repo.js";
 
 export const root = installRoot();
+
+/**
+ * The scripted model server of one test file: the build is checked and the server started
+ * before its tests, and closed after them. The returned object stands for the server once it
+ * runs (use it inside tests and hooks, not at module level).
+ */
+export function useModelServer(script: Script = { turns: [] }): ModelServer {
+  let server: ModelServer | undefined;
+  beforeAll(async () => {
+    ensureBuilt();
+    server = await startModelServer(script);
+  });
+  afterAll(async () => server?.close());
+  return new Proxy({} as ModelServer, {
+    get(_target, key) {
+      if (!server) throw new Error("the model server runs only inside this file's tests");
+      const value: unknown = Reflect.get(server, key);
+      return typeof value === "function" ? value.bind(server) : value;
+    },
+  });
+}
 
 export interface ChainFixture {
   dir: string;

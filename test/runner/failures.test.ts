@@ -1,23 +1,13 @@
 // Fail-closed behaviour of the real runner: the real claude binary, real bwrap boxes, real git.
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { demoScript } from "../../src/demo/demo-script.js";
-import {
-  type ModelServer,
-  type Script,
-  startModelServer,
-} from "../../src/scripted-model/server.js";
-import { ensureBuilt } from "../harness/build.js";
+import type { Script } from "../../src/scripted-model/server.js";
 import { gitIn, tempDir } from "../helpers/git-repo.js";
-import { type FixtureOptions, runScripted, withRole } from "./chain-helpers.js";
+import { type FixtureOptions, runScripted, useModelServer, withRole } from "./chain-helpers.js";
 
-let server: ModelServer;
-beforeAll(async () => {
-  ensureBuilt();
-  server = await startModelServer({ turns: [] });
-});
-afterAll(async () => server.close());
+const server = useModelServer();
 
 const SUMMARY = "A summary long enough for the schema. ".repeat(8);
 

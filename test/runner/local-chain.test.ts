@@ -1,17 +1,10 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { demoScript } from "../../src/demo/demo-script.js";
-import { type ModelServer, startModelServer } from "../../src/scripted-model/server.js";
-import { ensureBuilt } from "../harness/build.js";
 import { gitIn } from "../helpers/git-repo.js";
-import { chainFixture, startChain } from "./chain-helpers.js";
+import { chainFixture, startChain, useModelServer } from "./chain-helpers.js";
 
-let server: ModelServer;
-beforeAll(async () => {
-  ensureBuilt();
-  server = await startModelServer(demoScript());
-});
-afterAll(async () => server.close());
+const server = useModelServer(demoScript());
 
 describe("a full change chain on the real claude binary in bwrap boxes", () => {
   it("passes, leaves a commit and the run output on the pushed branch, four verdicts in the journal", async () => {

@@ -2,24 +2,20 @@
 // reach the box, the provider, the role gate and the protected-path gate function.
 import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { demoScript } from "../../src/demo/demo-script.js";
 import { verifyLedger } from "../../src/policy/index.js";
-import {
-  type ModelServer,
-  type Script,
-  startModelServer,
-} from "../../src/scripted-model/server.js";
-import { ensureBuilt } from "../harness/build.js";
+import type { Script } from "../../src/scripted-model/server.js";
 import { gitIn, tempDir } from "../helpers/git-repo.js";
-import { type FixtureOptions, root, runScripted, withRole } from "./chain-helpers.js";
+import {
+  type FixtureOptions,
+  root,
+  runScripted,
+  useModelServer,
+  withRole,
+} from "./chain-helpers.js";
 
-let server: ModelServer;
-beforeAll(async () => {
-  ensureBuilt();
-  server = await startModelServer({ turns: [] });
-});
-afterAll(async () => server.close());
+const server = useModelServer();
 
 /** A copy of profiles/ with one profile changed. */
 function profilesWith(

@@ -1,22 +1,12 @@
 // Durability with the real runner: kill -9 mid-chain and a paused question survive a restart.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { demoScript } from "../../src/demo/demo-script.js";
-import {
-  type ModelServer,
-  type Script,
-  startModelServer,
-} from "../../src/scripted-model/server.js";
-import { ensureBuilt } from "../harness/build.js";
-import { chainFixture, reopenStack, root, startChain } from "./chain-helpers.js";
+import type { Script } from "../../src/scripted-model/server.js";
+import { chainFixture, reopenStack, root, startChain, useModelServer } from "./chain-helpers.js";
 
-let server: ModelServer;
-beforeAll(async () => {
-  ensureBuilt();
-  server = await startModelServer({ turns: [] });
-});
-afterAll(async () => server.close());
+const server = useModelServer();
 
 const SUMMARY = "A summary long enough for the schema's two hundred characters minimum. ".repeat(4);
 

@@ -4,24 +4,12 @@
 // agent keeps no picture of the tree from its start (no git status snapshot in its context).
 // Also: the prompt travels on stdin, so a prompt above Linux's 128 KiB argv-string cap works.
 import { readdirSync, readlinkSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { demoScript } from "../../src/demo/demo-script.js";
-import {
-  type ModelServer,
-  type RecordedRequest,
-  type Script,
-  startModelServer,
-  type Turn,
-} from "../../src/scripted-model/server.js";
-import { ensureBuilt } from "../harness/build.js";
-import { runScripted, withRole } from "./chain-helpers.js";
+import type { RecordedRequest, Script, Turn } from "../../src/scripted-model/server.js";
+import { runScripted, useModelServer, withRole } from "./chain-helpers.js";
 
-let server: ModelServer;
-beforeAll(async () => {
-  ensureBuilt();
-  server = await startModelServer({ turns: [] });
-});
-afterAll(async () => server.close());
+const server = useModelServer();
 
 const ROLES = ["architect", "builder", "reviewer", "security"] as const;
 
