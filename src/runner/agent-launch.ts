@@ -64,7 +64,8 @@ export interface PreparedAgent {
   env: Record<string, string>;
   /**
    * Whether the agent reads the tree when it starts: Claude Code puts a git status snapshot in
-   * its context unless the settings say `includeGitInstructions: false` (measured, FACTS.md).
+   * its context unless the settings say `includeGitInstructions: false` (measured, see
+   * docs/decisions.md).
    * Such an agent may be warm-started only on the tree its step will get.
    */
   readsTreeAtStart: boolean;
@@ -214,4 +215,12 @@ export async function launchAgent(
       guardSock?.remove();
     },
   };
+}
+
+/** Kills a launched agent's box, waits for it to end, then removes its guard socket. */
+export async function stopLaunched(launched: LaunchedAgent): Promise<void> {
+  launched.handle.kill();
+  // The box is gone once its process closes; only then remove the guard socket's directory.
+  await launched.handle.wait({ timeoutMs: 10_000 });
+  launched.cleanup();
 }

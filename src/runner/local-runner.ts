@@ -30,6 +30,7 @@ import {
   type LaunchedAgent,
   launchAgent,
   prepareAgent,
+  stopLaunched,
 } from "./agent-launch.js";
 import { cancelledBeforeStart } from "./agent-process.js";
 import { checkBuilderWork } from "./builder-checks.js";
@@ -156,15 +157,6 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       });
       return { prepared, launched, before: nextBefore };
     });
-  }
-
-  /** Ends an agent started for a step that then could not go on (its snapshot failed). */
-  async function stopAgent(launching: Promise<LaunchedAgent | null>): Promise<void> {
-    const launched = await launching.catch(() => null);
-    if (!launched) return;
-    launched.handle.kill();
-    await launched.handle.wait({ timeoutMs: 10_000 });
-    launched.cleanup();
   }
 
   async function runStep(input: StepInput): Promise<StepResult> {
@@ -296,7 +288,9 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       reviewing ? diffFromBase(ws.dir, ws.baseSha) : null,
       warm?.before ?? (readOnly ? snapshotTree(ws.dir) : null),
     ]).catch(async (error: unknown) => {
-      await stopAgent(launching);
+      // The agent started for this step must not outlive it.
+      const started = await launching.catch(() => null);
+      if (started) await stopLaunched(started);
       throw error;
     });
     clock.mark("write-check");

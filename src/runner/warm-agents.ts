@@ -11,7 +11,7 @@
 // behind a read-only step, whose tree does not change (one that changes it FAILs, R4.5, and its
 // warm successor is never used).
 
-import type { LaunchedAgent, PreparedAgent } from "./agent-launch.js";
+import { type LaunchedAgent, type PreparedAgent, stopLaunched } from "./agent-launch.js";
 import type { TreeSnapshot } from "./tree-snapshot.js";
 
 export interface WarmAgent {
@@ -60,10 +60,7 @@ export function createWarmAgents(idleMs = WARM_IDLE_MS): WarmAgents {
     clearTimeout(e.timer);
     const agent = await e.agent;
     if (agent) {
-      agent.launched.handle.kill();
-      // The box is gone once its process closes; only then remove the guard socket's directory.
-      await agent.launched.handle.wait({ timeoutMs: 10_000 });
-      agent.launched.cleanup();
+      await stopLaunched(agent.launched);
     }
   };
 

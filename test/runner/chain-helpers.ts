@@ -131,6 +131,23 @@ export async function startChain(
 }
 
 /** The demo chain with one role's conversation replaced. */
+/** An architect turn that asks the "greeting-style" clarification (R6.2) and so pauses the run. */
+export function clarificationTurn(): Turn {
+  return {
+    structured: {
+      verdict: "FAIL",
+      summary: "A summary long enough for the schema. ".repeat(8),
+      plan: { tasks: [{ objective: "wait", files: [], steps: ["ask"], verification: "n/a" }] },
+      request: {
+        id: "greeting-style",
+        kind: "clarification",
+        question: "Exclamation mark or a full stop?",
+        context: "The ticket is ambiguous.",
+      },
+    },
+  };
+}
+
 export function withRole(role: string, turns: Turn[], script: Script = demoScript()): Script {
   return {
     ...script,

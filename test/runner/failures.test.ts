@@ -27,6 +27,25 @@ function dropOutputDeny(content: Record<string, unknown>): void {
   if (perms) perms.deny = perms.deny.filter((rule) => !rule.includes("--output"));
 }
 
+/**
+ * A builder that writes scripts/test.sh (which the base's verify.sh and `make test` run), runs
+ * `make test` itself when asked (so the script runs before the runner commits), then PASSes.
+ */
+function builderWritesTestSh(testSh: string, opts: { runMake?: boolean } = {}): Script {
+  const evidence = opts.runMake ? "make test" : "sh scripts/verify.sh";
+  return withRole("builder", [
+    { tools: [{ name: "Write", input: { file_path: "scripts/test.sh", content: testSh } }] },
+    ...(opts.runMake ? [{ tools: [{ name: "Bash", input: { command: "make test" } }] }] : []),
+    {
+      structured: {
+        verdict: "PASS",
+        summary: SUMMARY,
+        evidence: [{ command: evidence, exit_code: 0, output: "" }],
+      },
+    },
+  ]);
+}
+
 describe("write detection (R4.5)", () => {
   it("FAILs a reviewer that writes through an allowed command, names the file and discards it", async () => {
     // The worktree box (FORGE_OWN_WORK) has no read-only mount: write detection is the layer.
@@ -158,18 +177,7 @@ describe("the runner's verify runs boxed (R2.6, R2.5, R7.1)", () => {
       "exit 0",
       "",
     ].join("\n");
-    const { f, status, events } = await runChain(
-      withRole("builder", [
-        { tools: [{ name: "Write", input: { file_path: "scripts/test.sh", content: testSh } }] },
-        {
-          structured: {
-            verdict: "PASS",
-            summary: SUMMARY,
-            evidence: [{ command: "sh scripts/verify.sh", exit_code: 0, output: "" }],
-          },
-        },
-      ]),
-    ).finally(() => {
+    const { f, status, events } = await runChain(builderWritesTestSh(testSh)).finally(() => {
       delete process.env.FORGE_TEST_HOST_ONLY;
     });
     try {
@@ -199,18 +207,7 @@ describe("the workspace's git config stays the runner's (R2.5, R7.1)", () => {
       "exit 0",
       "",
     ].join("\n");
-    const { f, status, events } = await runChain(
-      withRole("builder", [
-        { tools: [{ name: "Write", input: { file_path: "scripts/test.sh", content: testSh } }] },
-        {
-          structured: {
-            verdict: "PASS",
-            summary: SUMMARY,
-            evidence: [{ command: "sh scripts/verify.sh", exit_code: 0, output: "" }],
-          },
-        },
-      ]),
-    );
+    const { f, status, events } = await runChain(builderWritesTestSh(testSh));
     try {
       const verify = events.find((e) => e.type === "verify.finished");
       expect(String(verify?.data.output)).toContain("config is read-only");
@@ -224,23 +221,12 @@ describe("the workspace's git config stays the runner's (R2.5, R7.1)", () => {
 });
 
 describe("the run output is written without following the builder's links (R9.3)", () => {
-  const builderRuns = (testSh: string) =>
-    withRole("builder", [
-      { tools: [{ name: "Write", input: { file_path: "scripts/test.sh", content: testSh } }] },
-      { tools: [{ name: "Bash", input: { command: "make test" } }] },
-      {
-        structured: {
-          verdict: "PASS",
-          summary: SUMMARY,
-          evidence: [{ command: "make test", exit_code: 0, output: "" }],
-        },
-      },
-    ]);
-
   it("a committed .forge symlink: nothing is written through it, nothing is pushed", async () => {
     const outside = tempDir("forge-outside-");
     const { f, final, events } = await runChain(
-      builderRuns(`#!/bin/sh\nln -sfn '${outside.dir}' .forge\necho ok\n`),
+      builderWritesTestSh(`#!/bin/sh\nln -sfn '${outside.dir}' .forge\necho ok\n`, {
+        runMake: true,
+      }),
     );
     try {
       expect(final.state).toBe("passed");
@@ -260,8 +246,9 @@ describe("the run output is written without following the builder's links (R9.3)
     const victim = join(outside.dir, "victim");
     writeFileSync(victim, "untouched\n");
     const { f, final, events } = await runChain(
-      builderRuns(
+      builderWritesTestSh(
         `#!/bin/sh\nmkdir -p .forge\nln -sf '${victim}' ".forge/run-output-$FORGE_RUN_ID.md"\necho ok\n`,
+        { runMake: true },
       ),
     );
     try {

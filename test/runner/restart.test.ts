@@ -4,11 +4,16 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { demoScript } from "../../src/demo/demo-script.js";
 import type { Script } from "../../src/scripted-model/server.js";
-import { chainFixture, reopenStack, root, startChain, useModelServer } from "./chain-helpers.js";
+import {
+  chainFixture,
+  clarificationTurn,
+  reopenStack,
+  root,
+  startChain,
+  useModelServer,
+} from "./chain-helpers.js";
 
 const server = useModelServer();
-
-const SUMMARY = "A summary long enough for the schema's two hundred characters minimum. ".repeat(4);
 
 function slowBuilder(): Script {
   const script = demoScript();
@@ -89,19 +94,7 @@ describe("restart mid-chain (R10.1)", () => {
 describe("a clarification request (R6.1–R6.2)", () => {
   it("pauses the run, survives a restart, and the answer reaches the re-attempt", async () => {
     const base = demoScript();
-    const ask = {
-      structured: {
-        verdict: "FAIL",
-        summary: SUMMARY,
-        plan: { tasks: [{ objective: "wait", files: [], steps: ["ask"], verification: "n/a" }] },
-        request: {
-          id: "greeting-style",
-          kind: "clarification",
-          question: "Exclamation mark or a full stop?",
-          context: "The ticket is ambiguous.",
-        },
-      },
-    };
+    const ask = clarificationTurn();
     const architectRoute = base.routes?.find((r) => r.marker === "forgechain step: architect");
     server.setScript({
       ...base,

@@ -7,7 +7,7 @@ import { readdirSync, readlinkSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { demoScript } from "../../src/demo/demo-script.js";
 import type { RecordedRequest, Script, Turn } from "../../src/scripted-model/server.js";
-import { runScripted, useModelServer, withRole } from "./chain-helpers.js";
+import { clarificationTurn, runScripted, useModelServer, withRole } from "./chain-helpers.js";
 
 const server = useModelServer();
 
@@ -95,20 +95,7 @@ describe("warm starts (the next agent waits for its prompt)", () => {
   });
 
   it("a step that asks a question pauses the run and kills its warm successor unprompted", async () => {
-    const ask: Turn = {
-      delayMs: 1500,
-      structured: {
-        verdict: "FAIL",
-        summary: "A summary long enough for the schema. ".repeat(8),
-        plan: { tasks: [{ objective: "wait", files: [], steps: ["ask"], verification: "n/a" }] },
-        request: {
-          id: "greeting-style",
-          kind: "clarification",
-          question: "Exclamation mark or a full stop?",
-          context: "The ticket is ambiguous.",
-        },
-      },
-    };
+    const ask: Turn = { ...clarificationTurn(), delayMs: 1500 };
     const { f, final } = await runScripted(server, withRole("architect", [ask]));
     try {
       // Paused: no finishRun comes to clean up, the runner itself must have killed it.
