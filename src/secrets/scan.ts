@@ -1,3 +1,5 @@
+// Silences secretlint's profiler (it marks only inside lintSource, never at import).
+import "./quiet-profiler.js";
 import { lintSource } from "@secretlint/core";
 import { awsSecretEnd, findPrivateKeyBlocks } from "./extra-patterns.js";
 import { RULE_ID_PREFIX, SECRETLINT_CONFIG } from "./secretlint-config.js";
