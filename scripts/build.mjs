@@ -33,11 +33,18 @@ await Promise.all([
       },
     }),
   ),
-  // The credential-scan control runs in every builder box: it gets a small bundle too.
+  // The credential-scan control runs in every builder box: it gets a small bundle too, with
+  // secretlint inlined (measured: resolving and loading its ESM packages from node_modules was
+  // ≈ 40 ms of the control's ≈ 0.2 s, on the builder's critical path). `require` is provided for
+  // the CommonJS dependencies esbuild wraps.
   build({
     ...common,
     entryPoints: ["src/cli/scan-secrets-entry.ts"],
     outfile: "dist/scan-secrets.js",
+    packages: undefined,
+    banner: {
+      js: 'import { createRequire as __forgeCreateRequire } from "node:module"; const require = __forgeCreateRequire(import.meta.url);',
+    },
   }),
   build({
     ...common,

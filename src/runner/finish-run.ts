@@ -8,8 +8,8 @@ import type { RunArtifacts } from "../chain/ports.js";
 import type { RunRecord, StepRecord } from "../chain/types.js";
 import { type ResolvedConfig, touchesProtected } from "../policy/index.js";
 import { redactSecrets, scanSecrets } from "../secrets/index.js";
-import { diffFromBase } from "./diff.js";
-import { git } from "./git.js";
+import { createDiffCache, type DiffCache } from "./diff.js";
+import { git, gitLine } from "./git.js";
 import { renderRunOutput, runOutputPath } from "./run-output.js";
 import { loadRunState } from "./run-state.js";
 
@@ -19,11 +19,14 @@ export interface FinishRunDeps {
   remoteAuth?: (run: RunRecord) => Promise<Record<string, string>>;
   /** Called first (the runner kills the run's warm agents). */
   beforeFinish?: (runId: string) => Promise<void>;
+  /** The runner's diffs (the security step's is the run output's too). */
+  diffs?: DiffCache;
 }
 
 export function createFinishRun(
   deps: FinishRunDeps,
 ): (run: RunRecord, steps: StepRecord[]) => Promise<RunArtifacts> {
+  const diffs = deps.diffs ?? createDiffCache();
   return async function finishRun(run: RunRecord, steps: StepRecord[]): Promise<RunArtifacts> {
     await deps.beforeFinish?.(run.id);
     const dir = deps.runDir(run.id);
@@ -33,7 +36,8 @@ export function createFinishRun(
       return { runOutputPath: null, branch: null, headSha: null, events };
     }
     const state = await loadRunState(dir);
-    const facts = await diffFromBase(repo, run.baseSha);
+    const workHead = await gitLine(["rev-parse", "--verify", "HEAD^{commit}"], { cwd: repo });
+    const facts = await diffs.diff(repo, run.baseSha, workHead);
     const path = runOutputPath(run.id);
     // R8.4: the one gate function decides whether the change touches a protected path; the
     // App's merge gate reads this event, and the run output says it is never auto-merged.

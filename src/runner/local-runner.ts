@@ -19,7 +19,7 @@ import {
 import { readOnlyPromptSentences } from "../providers/read-only-flags.js";
 import type { Provider } from "../providers/types.js";
 import type { Decision } from "../roles/decision.js";
-import { READ_ONLY_ROLES, type Role } from "../roles/role-names.js";
+import type { Role } from "../roles/role-names.js";
 import { decideVerdict, prepareVerdicts } from "../roles/verdict.js";
 import { redactSecrets } from "../secrets/index.js";
 import { buildAgentEnv } from "./agent-env.js";
@@ -35,7 +35,7 @@ import {
 import { cancelledBeforeStart } from "./agent-process.js";
 import { checkBuilderWork } from "./builder-checks.js";
 import { runSetup } from "./controls-exec.js";
-import { diffFromBase } from "./diff.js";
+import { createDiffCache } from "./diff.js";
 import { createFinishRun } from "./finish-run.js";
 import { buildPrompt } from "./prompt.js";
 import { loadRunState, saveRunState } from "./run-state.js";
@@ -48,7 +48,7 @@ import {
   roleGateOutcome,
 } from "./step-outcome.js";
 import { phaseClock } from "./step-timing.js";
-import { discardWrites, snapshotTree, type TreeSnapshot } from "./tree-snapshot.js";
+import { cleanSnapshot, discardWrites, type TreeSnapshot } from "./tree-snapshot.js";
 import { createWarmAgents } from "./warm-agents.js";
 import { branchName, prepareWorkspace, type Workspace } from "./workspace.js";
 
@@ -113,6 +113,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
   }
 
   const warmAgents = createWarmAgents();
+  const diffs = createDiffCache();
   const warmStarts = opts.warmStart !== false && opts.boxKind === "bwrap";
   // LocalRunnerOptions carries every launch dependency under the same name.
   const launchDeps: AgentLaunchDeps = { ...opts, boxFor };
@@ -198,9 +199,9 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     });
     const runPatch = { baseSha: ws.baseSha, branch: ws.branch };
     // Every attempt starts from a known tree: a builder re-attempt from the base (a crashed or
-    // questioned attempt's half-done edits are not built upon), a read-only step from HEAD.
+    // questioned attempt's half-done edits are not built upon), a read-only step from HEAD
+    // (cleanSnapshot, below: it resets only a tree that is not clean).
     if (role === "builder" && attempt > 1) await resetTree(ws.dir, ws.baseSha);
-    if (READ_ONLY_ROLES.has(role)) await resetTree(ws.dir, "HEAD");
     clock.mark("workspace");
     const fail = (reasons: string[], extra: Partial<StepResult> = {}): StepResult => ({
       decision: { role, verdict: "FAIL", reasons, overridden: false },
@@ -274,10 +275,13 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     });
 
     clock.mark("prepare");
-    // The agent boots while the runner takes its snapshot and builds the prompt: the tree is
-    // already its step's, and an agent without a prompt can do nothing.
-    // R4.5: a warm agent's snapshot was taken before it started, so it covers its whole life.
-    const early = opts.provider.promptOnStdin && !warm && !input.signal.aborted;
+    // The agent boots while the runner takes its snapshot and builds the prompt: an agent
+    // without a prompt reads nothing of the tree (an agent whose settings make it read the tree
+    // at its start waits for the snapshot, which may reset the tree).
+    // R4.5: a warm agent's snapshot was taken before it started, so it covers its whole life;
+    // behind a read-only step that left the tree as it found it, the tree is clean.
+    const early =
+      opts.provider.promptOnStdin && !warm && !input.signal.aborted && !prepared.readsTreeAtStart;
     const launching: Promise<LaunchedAgent | null> = warm
       ? Promise.resolve(warm.launched)
       : early
@@ -285,8 +289,8 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
         : Promise.resolve(null);
     const reviewing = role === "reviewer" || role === "security";
     const [diff, before] = await Promise.all([
-      reviewing ? diffFromBase(ws.dir, ws.baseSha) : null,
-      warm?.before ?? (readOnly ? snapshotTree(ws.dir) : null),
+      reviewing ? diffs.diff(ws.dir, ws.baseSha, warm?.before?.head) : null,
+      warm?.before ?? (readOnly ? cleanSnapshot(ws.dir) : null),
     ]).catch(async (error: unknown) => {
       // The agent started for this step must not outlive it.
       const started = await launching.catch(() => null);
@@ -294,6 +298,13 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       throw error;
     });
     clock.mark("write-check");
+    // The next step's agent can start now and wait for its prompt (warm-agents.ts): it reads
+    // nothing of the tree before its prompt, and gets nothing before its own step. It starts
+    // as early as this step's snapshot allows: it has 0.8 s of CPU to boot on a shared machine.
+    const warming =
+      input.next && warmStarts && opts.provider.promptOnStdin && !input.signal.aborted
+        ? warmNext(input, input.next, ws, before, events)
+        : Promise.resolve();
     const prompt = buildPrompt({
       role,
       roleDefinition: prepared.definition.prompt,
@@ -316,25 +327,23 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       constraints: constraintsFor(role, readOnly),
     });
     let launched = await launching;
-    // A provider that takes its prompt on the command line starts only now.
-    if (!launched && !opts.provider.promptOnStdin && !input.signal.aborted) {
+    // A provider that takes its prompt on the command line starts only now, and so does an
+    // agent that reads the tree at its start.
+    if (!launched && !input.signal.aborted) {
+      const promptArg = opts.provider.promptOnStdin ? undefined : prompt;
       launched = await launchAgent(
         launchDeps,
         prepared,
-        invocationFor(launchDeps, prepared, prompt),
+        invocationFor(launchDeps, prepared, promptArg),
       );
     }
     clock.mark("prepare");
     const inv = launched?.invocation;
     if (launched && inv?.stdinPrompt) launched.handle.send(inv.stdinPrompt(prompt));
-    // The next step's agent can start now and wait for its prompt (warm-agents.ts): it reads
-    // nothing of the tree before its prompt, and gets nothing before its own step.
-    const warming =
-      launched && input.next && warmStarts && inv?.stdinPrompt
-        ? warmNext(input, input.next, ws, before, events)
-        : Promise.resolve();
-    // Once per process, while the agent works rather than after it (a cold one takes 0.1 s).
-    setImmediate(() => void prepareVerdicts());
+    // Once per process, while the agent works rather than after it (a cold one takes 0.1 s of
+    // the main thread): after the next agent's launch, which it would delay.
+    const soon = () => setImmediate(() => void prepareVerdicts());
+    warming.then(soon, soon);
     const proc = launched
       ? await launched.handle
           .wait({
@@ -436,6 +445,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     config: opts.config,
     ...(opts.remoteAuth ? { remoteAuth: opts.remoteAuth } : {}),
     beforeFinish: (runId) => warmAgents.discard(runId),
+    diffs,
   });
 
   return { runStep, finishRun };

@@ -41,6 +41,26 @@ export async function snapshotTree(dir: string): Promise<TreeSnapshot> {
   return { head, refs: sha256(refs), entries };
 }
 
+/**
+ * The snapshot a read-only step starts from, of a clean tree: when anything but ignored files
+ * differs from HEAD (a crashed attempt's leftovers), the tree is reset to HEAD and its untracked
+ * files removed first — what `reset --hard HEAD` and `clean -fd` would do, without their two
+ * git processes when there is nothing to do (the usual case).
+ */
+export async function cleanSnapshot(dir: string): Promise<TreeSnapshot> {
+  const first = await snapshotTree(dir);
+  if (isClean(first)) return first;
+  await git(["reset", "--quiet", "--hard", "HEAD"], { cwd: dir });
+  await git(["clean", "-fdq"], { cwd: dir });
+  return snapshotTree(dir);
+}
+
+/** Nothing tracked differs from HEAD and nothing untracked is there, but ignored files. */
+export function isClean(snapshot: TreeSnapshot): boolean {
+  for (const fp of snapshot.entries.values()) if (!fp.startsWith("!!:")) return false;
+  return true;
+}
+
 /** Paths that differ between two snapshots, plus a note when HEAD or refs moved. */
 export function diffSnapshots(before: TreeSnapshot, after: TreeSnapshot): string[] {
   const changed = new Set<string>();

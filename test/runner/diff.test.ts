@@ -1,9 +1,9 @@
 // The diff the reviewer, the security role and the secret scan read (R5.2): computed by the
 // runner, and nothing in the builder's commit can hide a file's content from it.
-import { writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { diffFromBase } from "../../src/runner/diff.js";
+import { createDiffCache, diffFromBase } from "../../src/runner/diff.js";
 import { gitIn, tempDir } from "../helpers/git-repo.js";
 import { fake } from "../secrets/fake-secrets.js";
 
@@ -42,5 +42,43 @@ describe("diffFromBase", () => {
     gitIn(t.dir, "add", ".");
     gitIn(t.dir, "commit", "-qm", "mask");
     expect((await diffFromBase(t.dir, base)).diff).toContain("+plain words");
+  });
+});
+
+describe("createDiffCache", () => {
+  function commitChange(text: string): string {
+    writeFileSync(join(t.dir, "README.md"), text);
+    gitIn(t.dir, "commit", "-qam", text);
+    return gitIn(t.dir, "rev-parse", "HEAD").trim();
+  }
+
+  it("gives the diff of a commit pair again without git, and a new head's diff from git", async () => {
+    const head = commitChange("changed\n");
+    const cache = createDiffCache();
+    const first = await cache.diff(t.dir, base); // HEAD read beside the diffs
+    expect(first.head).toBe(head);
+    expect(first.files).toEqual(["README.md"]);
+    // Without its .git the workspace cannot be diffed: only the cache can answer.
+    renameSync(join(t.dir, ".git"), join(t.dir, ".git-away"));
+    expect(await cache.diff(t.dir, base, head)).toEqual(first);
+    await expect(cache.diff(t.dir, base, "f".repeat(40))).rejects.toThrow(/git/);
+    renameSync(join(t.dir, ".git-away"), join(t.dir, ".git"));
+    // A failed diff is not kept: the same pair is asked of git again.
+    const other = commitChange("again\n");
+    const second = await cache.diff(t.dir, base, other);
+    expect(second.head).toBe(other);
+    expect(second.diff).toContain("+again");
+  });
+
+  it("keeps only the last few diffs", async () => {
+    const cache = createDiffCache(1);
+    const h1 = commitChange("one\n");
+    await cache.diff(t.dir, base, h1);
+    const h2 = commitChange("two\n");
+    await cache.diff(t.dir, base, h2);
+    renameSync(join(t.dir, ".git"), join(t.dir, ".git-away"));
+    expect((await cache.diff(t.dir, base, h2)).head).toBe(h2);
+    await expect(cache.diff(t.dir, base, h1)).rejects.toThrow(/git/);
+    renameSync(join(t.dir, ".git-away"), join(t.dir, ".git"));
   });
 });

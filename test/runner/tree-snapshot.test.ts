@@ -1,7 +1,13 @@
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { diffSnapshots, restoreTree, snapshotTree } from "../../src/runner/tree-snapshot.js";
+import {
+  cleanSnapshot,
+  diffSnapshots,
+  isClean,
+  restoreTree,
+  snapshotTree,
+} from "../../src/runner/tree-snapshot.js";
 import { gitIn, makeRepo, tempDir, writeFiles } from "../helpers/git-repo.js";
 
 let cleanup: (() => void) | undefined;
@@ -82,5 +88,34 @@ describe("write detection (R4.5)", () => {
     expect(changed.some((c) => c.startsWith("HEAD ("))).toBe(true);
     await restoreTree(dir, before);
     expect(existsSync(join(dir, "c.txt"))).toBe(false);
+  });
+});
+
+describe("cleanSnapshot: a read-only step starts from a clean tree", () => {
+  it("leaves a clean tree alone, ignored files included", async () => {
+    const dir = repo();
+    writeFiles(dir, { "build/cache.bin": "kept" });
+    const snap = await cleanSnapshot(dir);
+    expect(isClean(snap)).toBe(true);
+    expect(readFileSync(join(dir, "build/cache.bin"), "utf8")).toBe("kept");
+    expect(diffSnapshots(snap, await snapshotTree(dir))).toEqual([]);
+  });
+
+  it("resets a dirty tree to HEAD first: tracked edits, staged files and untracked files go", async () => {
+    const dir = repo();
+    const head = gitIn(dir, "rev-parse", "HEAD").trim();
+    writeFileSync(join(dir, "a.txt"), "left by a crashed attempt\n");
+    writeFiles(dir, { "notes/x.md": "untracked", "staged.txt": "staged", "build/out.js": "1" });
+    gitIn(dir, "add", "staged.txt");
+    expect(isClean(await snapshotTree(dir))).toBe(false);
+
+    const snap = await cleanSnapshot(dir);
+    expect(isClean(snap)).toBe(true);
+    expect(snap.head).toBe(head);
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("a\n");
+    expect(existsSync(join(dir, "notes/x.md"))).toBe(false);
+    expect(existsSync(join(dir, "staged.txt"))).toBe(false);
+    // Ignored files are not the step's to remove (clean -fd, as before: no -x).
+    expect(existsSync(join(dir, "build/out.js"))).toBe(true);
   });
 });

@@ -145,4 +145,32 @@ describe("warm starts (the next agent waits for its prompt)", () => {
       await f.cleanup();
     }
   });
+
+  it("a run frozen with settings that read the tree at start: the reviewer starts cold, after its snapshot", async () => {
+    // Runs frozen before includeGitInstructions: false: Claude Code then takes git status when
+    // it starts, so an agent behind the builder (whose tree changes) must start on its own tree.
+    const dropKey = (content: Record<string, unknown>) => {
+      const roles = content.roles as Record<string, { settings: Record<string, unknown> }>;
+      for (const role of ROLES) delete roles[role]?.settings.includeGitInstructions;
+    };
+    const { f, final, events } = await runScripted(server, demoScript(), {}, dropKey);
+    try {
+      expect(final.state).toBe("passed");
+      const warm = Object.fromEntries(
+        events
+          .filter((e) => e.type === "runner.step.prepared")
+          .map((e) => [e.data.role, e.data.warmStart]),
+      );
+      // Behind a read-only step the tree does not change: those may still start early.
+      expect(warm).toEqual({ architect: false, builder: true, reviewer: false, security: true });
+      // The reviewer's start-time picture is of the tree with the builder's commit.
+      const first = JSON.stringify(requestsOf("reviewer")[0]?.body ?? "");
+      expect(first).toContain("gitStatus");
+      expect(first).toMatch(/Status:\\n\(clean\)/);
+      expect(first).toContain("forge: builder changes for run");
+      expect(first).toContain("forgechain step: reviewer");
+    } finally {
+      await f.cleanup();
+    }
+  });
 });
