@@ -4,8 +4,10 @@
  * src/secrets). It is a built-in rather than `npx …` (npx fetches and runs packages — not
  * allowed in a box, R2.2) or a path into the install (which a config file should not need to
  * know). The runner turns the name into an argv that runs inside the box, e.g.
- * `[process.execPath, "<install>/bin/forge.js", "scan-secrets"]` — in the box, because the
- * scan must follow the workspace's files without following a symlink out to the host.
+ * `[process.execPath, "<install>/bin/forge.js", "scan-secrets"]` for a box proof, which scans
+ * the working tree in the box without following a symlink out to the host. After the builder,
+ * the runner scans the committed tree's git objects itself (src/runner/tree-scan.ts): nothing
+ * there is followed, and no process of the builder's runs.
  */
 export const BUILTIN_PREFIX = "forge:";
 

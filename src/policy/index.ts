@@ -7,6 +7,7 @@ export {
   type ControlInvocation,
   controlInvocation,
   isBuiltinRun,
+  isKnownBuiltin,
 } from "./builtin-controls.js";
 export { canonicalJson, contentDigest, sha256Hex } from "./canonical-json.js";
 export { type ResolveInput, resolveConfig } from "./cascade.js";

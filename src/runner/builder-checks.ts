@@ -11,7 +11,7 @@ import {
   type ResolvedConfig,
 } from "../policy/index.js";
 import { redactSecrets } from "../secrets/index.js";
-import { runControls } from "./controls-exec.js";
+import { runBuiltinControls, runControls } from "./controls-exec.js";
 import { commitPending } from "./diff.js";
 import type { RunState } from "./run-state.js";
 import { verifyFromBaseInBox } from "./verify-in-box.js";
@@ -27,7 +27,7 @@ export interface BuilderChecks {
   /** A runner-owned directory for verify's script copy (outside the workspace and HOME). */
   verifyDir: string;
   controlsEnv: Record<string, string>;
-  /** How to start forge inside the box (built-in controls). */
+  /** How to start forge inside the box. */
   forge: string[];
   /** The run's state: the control results are kept in it for the reviewer and the report. */
   state: RunState;
@@ -52,11 +52,12 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
     forge: c.forge,
     timeoutMs: c.controlTimeoutMs ?? 20 * 60_000,
   };
-  // Built-in controls only read the committed tree (the secret scan): they run beside verify
-  // and the project's own controls, which run one after the other as before.
-  const early = runControls(
+  // Built-in controls only read the committed tree (the secret scan, in the runner: no box,
+  // tree-scan.ts): they run beside verify and the project's own controls, which run one after
+  // the other as before.
+  const early = runBuiltinControls(
     toRun.filter((x) => isBuiltinRun(x.run)),
-    ctx,
+    ws.dir,
   );
   const verify = await verifyFromBaseInBox({
     workspace: ws.dir,

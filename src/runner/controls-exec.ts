@@ -3,7 +3,13 @@
 import { join } from "node:path";
 import { execInBox, tail } from "../boxes/box-exec.js";
 import type { Box } from "../boxes/types.js";
-import { type ControlResult, type ControlToRun, controlInvocation } from "../policy/index.js";
+import {
+  type ControlResult,
+  type ControlToRun,
+  controlInvocation,
+  isKnownBuiltin,
+} from "../policy/index.js";
+import { scanCommittedTree } from "./tree-scan.js";
 
 export interface ControlRun extends ControlResult {
   name: string;
@@ -46,6 +52,32 @@ export async function runControls(
     out.push(result);
   }
   return out;
+}
+
+/**
+ * The built-in controls, run by the runner itself on the committed tree (after the builder's
+ * work is committed): `forge:secret-scan` reads git objects (tree-scan.ts), so it needs no box.
+ * An unknown built-in cannot get here (the config schema refuses it); it fails, never passes.
+ */
+export async function runBuiltinControls(
+  controls: readonly ControlToRun[],
+  workspace: string,
+): Promise<ControlRun[]> {
+  return Promise.all(
+    controls.map(async (control): Promise<ControlRun> => {
+      const base = { id: control.id, name: control.id, advisory: control.advisory };
+      if (!isKnownBuiltin(control.run)) {
+        return { ...base, exitCode: 2, output: `unknown built-in control ${control.run}` };
+      }
+      try {
+        const r = await scanCommittedTree(join(workspace, control.cwd));
+        return { ...base, exitCode: r.exitCode, output: tail(r.output, 8000) };
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        return { ...base, exitCode: 2, output: `forge:secret-scan: ${message}` };
+      }
+    }),
+  );
 }
 
 export async function runSetup(

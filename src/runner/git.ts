@@ -39,6 +39,25 @@ export const RUNNER_IDENTITY = {
 };
 
 export async function git(args: readonly string[], opts: GitOptions): Promise<GitResult> {
+  const result = await run(args, opts, "utf8");
+  return {
+    stdout: String(result.stdout),
+    stderr: String(result.stderr),
+    exitCode: result.exitCode,
+  };
+}
+
+/** git whose stdout is bytes (object contents): throws on failure like `git`. */
+export async function gitBytes(args: readonly string[], opts: GitOptions): Promise<Buffer> {
+  const result = await run(args, { ...opts, allowFailure: false }, "buffer");
+  return Buffer.from(result.stdout as Uint8Array);
+}
+
+async function run(
+  args: readonly string[],
+  opts: GitOptions,
+  encoding: "utf8" | "buffer",
+): Promise<{ stdout: unknown; stderr: string; exitCode: number }> {
   const full = [
     "-c",
     "core.hooksPath=/dev/null",
@@ -54,13 +73,20 @@ export async function git(args: readonly string[], opts: GitOptions): Promise<Gi
     input: opts.input,
     reject: false,
     stripFinalNewline: false,
+    encoding: encoding === "buffer" ? "buffer" : "utf8",
+    ...(encoding === "buffer" ? { maxBuffer: 256 * 1024 * 1024 } : {}),
   });
   const exitCode = result.exitCode ?? -1;
+  const stderr =
+    typeof result.stderr === "string" ? result.stderr : Buffer.from(result.stderr).toString("utf8");
   if (exitCode !== 0 && !opts.allowFailure) {
-    const stderr = String(result.stderr).trim();
-    throw new GitError(`git ${args[0] ?? ""} failed (exit ${exitCode}): ${stderr}`, args, stderr);
+    throw new GitError(
+      `git ${args[0] ?? ""} failed (exit ${exitCode}): ${stderr.trim()}`,
+      args,
+      stderr.trim(),
+    );
   }
-  return { stdout: String(result.stdout), stderr: String(result.stderr), exitCode };
+  return { stdout: result.stdout, stderr, exitCode };
 }
 
 export async function gitLine(args: readonly string[], opts: GitOptions): Promise<string> {

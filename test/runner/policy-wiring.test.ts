@@ -7,6 +7,7 @@ import { demoScript } from "../../src/demo/demo-script.js";
 import { verifyLedger } from "../../src/policy/index.js";
 import type { Script } from "../../src/scripted-model/server.js";
 import { gitIn, tempDir } from "../helpers/git-repo.js";
+import { fake } from "../secrets/fake-secrets.js";
 import {
   type FixtureOptions,
   root,
@@ -55,6 +56,37 @@ describe("the resolved config reaches the runner", () => {
       expect(controls?.data.passed).toBe(true);
       expect(JSON.stringify(controls?.data.lines)).toMatch(/test/);
       expect(existsSync("/usr/forge-control-probe")).toBe(false);
+    } finally {
+      await f.cleanup();
+    }
+  });
+
+  it("the floor's secret scan reads the builder's commit, and the reviewer gets its findings", async () => {
+    const token = fake.githubToken();
+    const summary = "A summary long enough for the schema. ".repeat(8);
+    const { f, events } = await runChain(
+      withRole("builder", [
+        {
+          tools: [
+            { name: "Write", input: { file_path: "notes/deploy.txt", content: `t=${token}\n` } },
+          ],
+        },
+        {
+          structured: {
+            verdict: "PASS",
+            summary,
+            evidence: [{ command: "sh scripts/verify.sh", exit_code: 0, output: "" }],
+          },
+        },
+      ]),
+    );
+    try {
+      const controls = events.find((e) => e.type === "controls.finished");
+      // The demo config has no security control: the floor adds the advisory built-in.
+      expect(JSON.stringify(controls?.data.lines)).toContain("security (advisory): failed");
+      const reviewer = server.mainRequests().find((r) => r.route === 2);
+      const prompt = JSON.stringify(reviewer?.body ?? "");
+      expect(prompt).toContain("notes/deploy.txt:1: github");
     } finally {
       await f.cleanup();
     }
