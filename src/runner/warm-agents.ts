@@ -32,7 +32,11 @@ export interface WarmKey {
 }
 
 export interface WarmAgents {
-  /** Start preparing `key`; `start` runs now, its agent is kept for `take`. */
+  /**
+   * Start preparing `key`: the run's other warm agents are killed, then `start` runs; its agent
+   * is kept for `take`. The entry counts from this call on: a `take` or `discard` that comes
+   * while the agent is starting waits for it.
+   */
   prepare(key: WarmKey, start: () => Promise<WarmAgent | null>): Promise<void>;
   /** The warm agent for exactly this step, if one is alive; any other one of the run is killed. */
   take(key: WarmKey): Promise<WarmAgent | null>;
@@ -54,26 +58,38 @@ export function createWarmAgents(idleMs = WARM_IDLE_MS): WarmAgents {
     timer: NodeJS.Timeout;
   }> = [];
 
-  const end = async (i: number) => {
-    const [e] = entries.splice(i, 1);
-    if (!e) return;
+  type Entry = (typeof entries)[number];
+  const stop = async (e: Entry) => {
     clearTimeout(e.timer);
     const agent = await e.agent;
     if (agent) {
       await stopLaunched(agent.launched);
     }
   };
+  const end = async (i: number) => {
+    const [e] = entries.splice(i, 1);
+    if (e) await stop(e);
+  };
+
+  /** Takes the run's entries out of the cache at once (no later discard can miss one). */
+  const removeRun = (runId: string): Entry[] => {
+    const removed = entries.filter((e) => e.key.runId === runId);
+    for (const e of removed) entries.splice(entries.indexOf(e), 1);
+    return removed;
+  };
 
   const discard = async (runId: string) => {
-    for (let i = entries.length - 1; i >= 0; i--) {
-      if (entries[i]?.key.runId === runId) await end(i);
-    }
+    await Promise.all(removeRun(runId).map(stop));
   };
 
   return {
     async prepare(key, start) {
-      await discard(key.runId);
-      const agent = start().catch(() => null);
+      // The entry is in the cache from this call on, before anything is awaited: a discard that
+      // comes while the agent is still starting (its step failed) waits for it and kills it.
+      const older = removeRun(key.runId);
+      const agent = Promise.all(older.map(stop))
+        .then(start)
+        .catch(() => null);
       const entry = {
         key,
         agent,

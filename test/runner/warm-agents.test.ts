@@ -47,6 +47,37 @@ const key = (runId: string, index: number, role = "builder", attempt = 1) => ({
 });
 
 describe("warm agents", () => {
+  it("a discard while the agent is still starting waits for it and kills it", async () => {
+    const warm = createWarmAgents();
+    const a = fakeAgent();
+    let release = () => {};
+    const started = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const preparing = warm.prepare(key("r1", 1), async () => {
+      await started;
+      return a.agent;
+    });
+    // The step failed before its successor was up: nothing may be left running.
+    const discarding = warm.discard("r1");
+    release();
+    await Promise.all([preparing, discarding]);
+    expect(a.killed()).toBe(true);
+    expect(await warm.take(key("r1", 1))).toBeNull();
+  });
+
+  it("a step that starts while its agent is still starting gets that agent", async () => {
+    const warm = createWarmAgents();
+    const a = fakeAgent();
+    const preparing = warm.prepare(key("r1", 1), async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return a.agent;
+    });
+    expect(await warm.take(key("r1", 1))).toBe(a.agent);
+    await preparing;
+    expect(a.killed()).toBe(false);
+  });
+
   it("a step gets the agent warmed for exactly it; nothing is killed", async () => {
     const warm = createWarmAgents();
     const a = fakeAgent();
