@@ -1,7 +1,8 @@
 // Chain overhead: a full 4-role change chain on the demo repository with an instant scripted
 // model (the real claude binary, real bwrap boxes, real git and SQLite) — everything but the
 // model's thinking time. Median of >= 5 runs. Goal: under 3 s for a 4-role chain.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -27,8 +28,38 @@ function instantScript(): Script {
   };
 }
 
+/**
+ * How fast this machine is right now: the median start of a bare `node -e 0`. The chain is
+ * CPU-bound (four Claude Code processes take ≈ 0.8-1 s of CPU each), and this host's speed
+ * varies by about 2x over a day, so the chain figure is read beside it.
+ */
+function bareNodeStartMs(runs = 7): number {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    spawnSync(process.execPath, ["-e", "0"]);
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return Math.round(times[Math.floor(runs / 2)] ?? 0);
+}
+
+/** Busy CPU time of the whole machine so far, in ms (Linux /proc/stat; null elsewhere). */
+function machineBusyCpuMs(): number | null {
+  if (!existsSync("/proc/stat")) return null;
+  const fields = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "")
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  // user nice system (idle iowait) irq softirq steal, in clock ticks of 10 ms.
+  const busy = [0, 1, 2, 5, 6, 7].reduce((sum, i) => sum + (fields[i] ?? 0), 0);
+  return busy * 10;
+}
+
 export async function benchChain(runs = 5): Promise<object> {
   return {
+    reference_bare_node_start_ms: bareNodeStartMs(),
     instant_model: await benchWith(instantScript(), runs, false),
     demo_script: await benchWith(demoScript(), runs, true),
   };
@@ -38,6 +69,7 @@ async function benchWith(script: Script, runs: number, builderEdits: boolean): P
   const root = installRoot();
   const server = await startModelServer(script);
   const times: number[] = [];
+  const cpu: number[] = [];
   const perStep: Record<string, number[]> = {};
   const phases: Record<string, Record<string, number[]>> = {};
   const warm: Record<string, boolean[]> = {};
@@ -65,6 +97,7 @@ async function benchWith(script: Script, runs: number, builderEdits: boolean): P
           provider: "claude",
           policy,
         });
+        const cpu0 = machineBusyCpuMs();
         const t0 = performance.now();
         const run = await stack.engine.startRun({
           chain: "change",
@@ -80,6 +113,8 @@ async function benchWith(script: Script, runs: number, builderEdits: boolean): P
         });
         const final = await stack.engine.drive(run.id);
         times.push(performance.now() - t0);
+        const cpu1 = machineBusyCpuMs();
+        if (cpu0 !== null && cpu1 !== null) cpu.push(cpu1 - cpu0);
         // The instant script skips the builder's edit, so its reviewer sees an empty diff; the
         // chain still runs every step. The demo script must pass end to end.
         if (builderEdits && final.state !== "passed") {
@@ -128,6 +163,9 @@ async function benchWith(script: Script, runs: number, builderEdits: boolean): P
     runs,
     chain_ms_median: median(times),
     chain_ms_all: times.map(Math.round),
+    // The whole machine's busy CPU during a chain (all processes, both cores): about twice the
+    // chain's wall time means both cores were busy throughout.
+    machine_cpu_ms_median: cpu.length > 0 ? median(cpu) : null,
     step_ms_median: Object.fromEntries(Object.entries(perStep).map(([k, v]) => [k, median(v)])),
     // Where each step's time went (runner.step.timings), median per phase.
     phase_ms_median: Object.fromEntries(
