@@ -2,7 +2,11 @@
 // a cloned repository's hooks are repository-controlled code and must never run in the
 // runner's process, which holds the push credential. core.fsmonitor=false likewise: it names a
 // command `git status` runs. (Boxes keep .git/config read-only, so an agent cannot set either;
-// this holds even in a worktree box, which protects nothing.)
+// this holds even in a worktree box, which protects nothing.) And --no-replace-objects: the
+// builder can write `refs/replace/<id>` in its workspace, and with it every diff, `cat-file`
+// and `ls-tree` the runner reads would show another object's content in place of the one that
+// is committed and pushed — a harmless diff for the reviewer, security and the secret scan,
+// while the pushed branch carries something else (shown with a planted token, session 6).
 import { execa } from "execa";
 
 export class GitError extends Error {
@@ -59,6 +63,7 @@ async function run(
   encoding: "utf8" | "buffer",
 ): Promise<{ stdout: unknown; stderr: string; exitCode: number }> {
   const full = [
+    "--no-replace-objects",
     "-c",
     "core.hooksPath=/dev/null",
     "-c",

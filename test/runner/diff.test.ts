@@ -35,6 +35,20 @@ describe("diffFromBase", () => {
     expect(facts.files).toEqual([".gitattributes", "creds.txt", "keys.txt"]);
   });
 
+  it("shows the committed content even when refs/replace/ swaps the blob for another", async () => {
+    const token = fake.githubToken();
+    writeFileSync(join(t.dir, "deploy.txt"), `token=${token}\n`);
+    gitIn(t.dir, "add", ".");
+    gitIn(t.dir, "commit", "-qm", "planted");
+    const real = gitIn(t.dir, "rev-parse", "HEAD:deploy.txt").trim();
+    const benign = gitIn(t.dir, "hash-object", "-w", "README.md").trim();
+    gitIn(t.dir, "replace", real, benign);
+    // What the push carries is the real blob; what the reviewer reads must be it too.
+    expect(gitIn(t.dir, "diff", `${base}..HEAD`)).not.toContain(token);
+    const facts = await diffFromBase(t.dir, base);
+    expect(facts.diff).toContain(token);
+  });
+
   it("ignores a textconv driver (the raw content, not the driver's rendering)", async () => {
     writeFileSync(join(t.dir, ".gitattributes"), "*.txt diff=mask\n");
     gitIn(t.dir, "config", "diff.mask.textconv", "sed s/./x/g");

@@ -58,6 +58,16 @@ describe("scanCommittedTree", () => {
     expect(r.output).toBe("2 tracked files scanned, 0 secret(s) found\n");
   });
 
+  it("scans the committed blob, not the one refs/replace/ puts in its place", async () => {
+    const dir = repo({ "a.txt": "hello\n", "deploy.txt": `token=${fake.githubToken()}\n` });
+    const real = gitIn(dir, "rev-parse", "HEAD:deploy.txt").trim();
+    const benign = gitIn(dir, "rev-parse", "HEAD:a.txt").trim();
+    gitIn(dir, "replace", real, benign);
+    const r = await scanCommittedTree(dir);
+    expect(r.exitCode).toBe(1);
+    expect(r.output).toMatch(/^deploy\.txt:1: github: /m);
+  });
+
   it("skips binary files, names files over 2 MiB, and scans only below its directory", async () => {
     const dir = repo({ "a.txt": "hello\n" });
     writeFileSync(
