@@ -48,6 +48,9 @@ export function buildAgentEnv(opts: {
   env.DISABLE_TELEMETRY = "1";
   env.GIT_CONFIG_NOSYSTEM = "1";
   env.GIT_TERMINAL_PROMPT = "0";
+  // A builder can write refs/replace/ in the workspace; with this, no git in any box (the
+  // reviewer's `git show`, a control) shows a replacement in place of the committed object.
+  env.GIT_NO_REPLACE_OBJECTS = "1";
   Object.assign(env, opts.providerCredentials, opts.extra);
   for (const name of Object.keys(env)) {
     if (FORBIDDEN.some((re) => re.test(name))) {

@@ -1,9 +1,11 @@
+import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { RunRecord } from "../../src/chain/types.js";
 import { buildAgentEnv, EnvLeakError } from "../../src/runner/agent-env.js";
 import { fence, truncateUtf8 } from "../../src/runner/fence.js";
 import { buildPrompt } from "../../src/runner/prompt.js";
 import { renderRunOutput } from "../../src/runner/run-output.js";
+import { gitIn, makeRepo, tempDir } from "../helpers/git-repo.js";
 
 describe("fence", () => {
   it("cannot be closed by the text it holds", () => {
@@ -78,6 +80,32 @@ describe("buildPrompt", () => {
       constraints: [],
     });
     expect(p).toMatch(/<untrusted-data label="ticket-body"[^>]*>\nPlease add hello\(\)\./);
+  });
+});
+
+describe("buildAgentEnv: git in a box reads the committed objects", () => {
+  it("turns replacement refs off for every git the agent or a control runs", () => {
+    const t = tempDir("forge-env-replace-");
+    try {
+      makeRepo(t.dir, { "a.txt": "benign\n", "b.txt": "the committed content\n" });
+      const real = gitIn(t.dir, "rev-parse", "HEAD:b.txt");
+      gitIn(t.dir, "replace", real, gitIn(t.dir, "rev-parse", "HEAD:a.txt"));
+      const env = buildAgentEnv({
+        host: { PATH: process.env.PATH },
+        home: t.dir,
+        providerCredentials: {},
+        extra: {},
+      });
+      expect(env.GIT_NO_REPLACE_OBJECTS).toBe("1");
+      const shown = execFileSync("git", ["show", "HEAD:b.txt"], {
+        cwd: t.dir,
+        env,
+        encoding: "utf8",
+      });
+      expect(shown).toBe("the committed content\n");
+    } finally {
+      t.cleanup();
+    }
   });
 });
 
