@@ -11,6 +11,7 @@ import {
   type ResolvedConfig,
 } from "../policy/index.js";
 import { redactSecrets } from "../secrets/index.js";
+import { borrowedObjects, borrowedReason } from "./borrowed-objects.js";
 import { runBuiltinControls, runControls } from "./controls-exec.js";
 import { commitPending } from "./diff.js";
 import type { RunState } from "./run-state.js";
@@ -41,6 +42,8 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
   const events: Array<{ type: string; data: Record<string, unknown> }> = [];
   const reasons: string[] = [];
   const { ws } = c;
+  const borrowed = await borrowedObjects(ws.dir);
+  if (borrowed) return { events, reasons: [borrowedReason(borrowed)] };
   // Commit first: the commit is the builder's work, not what verify leaves behind.
   const committed = await commitPending(ws.dir, `forge: builder changes for run ${c.runId}`);
   if (committed) events.push({ type: "builder.committed", data: { by: "runner" } });
@@ -91,7 +94,7 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
   }
   if (reasons.length > 0) {
     await early; // no box outlives the step
-    return { events, reasons };
+    return { events, reasons: await withBorrowCheck(ws.dir, reasons) };
   }
   if (c.config) {
     const late = await runControls(
@@ -110,6 +113,15 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
       data: { passed: evaluation.passed, lines: c.state.controlLines, notices: evaluation.notices },
     });
     for (const b of evaluation.blocking) reasons.push(`control ${b.id}: ${b.detail}`);
+  } else {
+    await early;
   }
-  return { events, reasons };
+  // Again once every process of the step has ended: verify and the controls ran in the
+  // builder's box, with write access to the workspace.
+  return { events, reasons: await withBorrowCheck(ws.dir, reasons) };
+}
+
+async function withBorrowCheck(dir: string, reasons: string[]): Promise<string[]> {
+  const borrowed = await borrowedObjects(dir);
+  return borrowed ? [...reasons, borrowedReason(borrowed)] : reasons;
 }

@@ -8,6 +8,7 @@ import type { RunArtifacts } from "../chain/ports.js";
 import type { RunRecord, StepRecord } from "../chain/types.js";
 import { type ResolvedConfig, touchesProtected } from "../policy/index.js";
 import { redactSecrets, scanSecrets } from "../secrets/index.js";
+import { borrowedObjects, borrowedReason } from "./borrowed-objects.js";
 import { createDiffCache, type DiffCache } from "./diff.js";
 import { git, gitLine } from "./git.js";
 import { renderRunOutput, runOutputPath } from "./run-output.js";
@@ -70,13 +71,16 @@ export function createFinishRun(
     const placed = await writeIntoWorkspace(repo, path, markdown);
     // R3.3: a secret in the diff is never pushed. The run output stays local and says why.
     const secretsInDiff = (await scanSecrets(facts.diff)).length;
-    if (secretsInDiff > 0 || run.chain === "review" || !placed) {
+    const borrowed = await borrowedObjects(repo);
+    if (secretsInDiff > 0 || run.chain === "review" || !placed || borrowed) {
       const reason =
         secretsInDiff > 0
           ? "the diff holds a secret: nothing was pushed"
           : run.chain === "review"
             ? "review chains do not push"
-            : `${path} could not be written into the workspace (.forge is not a plain directory there): nothing was pushed`;
+            : borrowed
+              ? `${borrowedReason(borrowed)}: nothing was pushed`
+              : `${path} could not be written into the workspace (.forge is not a plain directory there): nothing was pushed`;
       events.push({
         type: "run.output",
         data: { path: join(dir, "run-output.md"), pushed: false, reason },

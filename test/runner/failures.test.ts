@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { demoScript } from "../../src/demo/demo-script.js";
 import type { Script } from "../../src/scripted-model/server.js";
-import { gitIn, tempDir } from "../helpers/git-repo.js";
+import { gitIn, makeRepo, tempDir } from "../helpers/git-repo.js";
 import { type FixtureOptions, runScripted, useModelServer, withRole } from "./chain-helpers.js";
 
 const server = useModelServer();
@@ -215,6 +215,63 @@ describe("the workspace's git config stays the runner's (R2.5, R7.1)", () => {
       expect(existsSync(marker)).toBe(false);
     } finally {
       outside.cleanup();
+      await f.cleanup();
+    }
+  });
+});
+
+describe("the workspace's git objects stay its own (R2.5, R7.1)", () => {
+  it("also when the borrowing starts in the runner's own verify run, after the builder stopped", async () => {
+    const other = tempDir("forge-other-repo-");
+    makeRepo(other.dir, { "private.txt": "another repository's content\n" });
+    // The Stop hook's run only leaves a mark; the runner's second run of verify borrows.
+    const testSh = [
+      "#!/bin/sh",
+      "if [ -f .git/forge-test-ran ]; then",
+      `  echo '${other.dir}/.git/objects' > .git/objects/info/alternates && echo borrowed`,
+      "else touch .git/forge-test-ran; fi",
+      "exit 0",
+      "",
+    ].join("\n");
+    const { f, final, status, events } = await runChain(builderWritesTestSh(testSh));
+    try {
+      const verify = events.find((e) => e.type === "verify.finished");
+      expect(String(verify?.data.output)).toContain("borrowed");
+      const builder = status.steps.find((s) => s.role === "builder");
+      expect(builder?.state).toBe("failed");
+      expect(builder?.decision?.reasons.join(" ")).toContain("borrows git objects from elsewhere");
+      expect(final.state).toBe("failed");
+      expect(gitIn(f.repo, "branch", "--list", "forge/*").trim()).toBe("");
+    } finally {
+      other.cleanup();
+      await f.cleanup();
+    }
+  });
+
+  it("a builder whose code makes the workspace borrow objects from another repository FAILs, nothing pushed", async () => {
+    // Another repository on this machine: with its objects listed in alternates, the runner's
+    // git (diff, scan, push, on the host) would read them, and push any a commit points at.
+    const other = tempDir("forge-other-repo-");
+    makeRepo(other.dir, { "private.txt": "another repository's content\n" });
+    const testSh = [
+      "#!/bin/sh",
+      `echo '${other.dir}/.git/objects' > .git/objects/info/alternates && echo borrowed`,
+      "exit 0",
+      "",
+    ].join("\n");
+    const { f, final, status, events } = await runChain(builderWritesTestSh(testSh));
+    try {
+      // The Stop hook's verify ran the script in the box; the runner refused before its own.
+      expect(events.find((e) => e.type === "verify.finished")).toBeUndefined();
+      const builder = status.steps.find((s) => s.role === "builder");
+      expect(builder?.state).toBe("failed");
+      expect(builder?.decision?.reasons.join(" ")).toContain(
+        "borrows git objects from elsewhere (.git/objects/info/alternates)",
+      );
+      expect(final.state).toBe("failed");
+      expect(gitIn(f.repo, "branch", "--list", "forge/*").trim()).toBe("");
+    } finally {
+      other.cleanup();
       await f.cleanup();
     }
   });
