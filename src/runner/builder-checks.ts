@@ -11,9 +11,9 @@ import {
   type ResolvedConfig,
 } from "../policy/index.js";
 import { redactSecrets } from "../secrets/index.js";
-import { borrowedObjects, borrowedReason } from "./borrowed-objects.js";
 import { runBuiltinControls, runControls } from "./controls-exec.js";
 import { commitPending } from "./diff.js";
+import { gitDirProblem } from "./git-dir-check.js";
 import type { RunState } from "./run-state.js";
 import { verifyFromBaseInBox } from "./verify-in-box.js";
 import type { Workspace } from "./workspace.js";
@@ -42,8 +42,9 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
   const events: Array<{ type: string; data: Record<string, unknown> }> = [];
   const reasons: string[] = [];
   const { ws } = c;
-  const borrowed = await borrowedObjects(ws.dir);
-  if (borrowed) return { events, reasons: [borrowedReason(borrowed)] };
+  // The agent's box has ended: before the runner's git commits here, .git must be git's own.
+  const unsafe = await gitDirProblem(ws.dir);
+  if (unsafe) return { events, reasons: [unsafe] };
   // Commit first: the commit is the builder's work, not what verify leaves behind.
   const committed = await commitPending(ws.dir, `forge: builder changes for run ${c.runId}`);
   if (committed) events.push({ type: "builder.committed", data: { by: "runner" } });
@@ -94,7 +95,7 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
   }
   if (reasons.length > 0) {
     await early; // no box outlives the step
-    return { events, reasons: await withBorrowCheck(ws.dir, reasons) };
+    return { events, reasons: await withGitDirCheck(ws.dir, reasons) };
   }
   if (c.config) {
     const late = await runControls(
@@ -118,10 +119,10 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
   }
   // Again once every process of the step has ended: verify and the controls ran in the
   // builder's box, with write access to the workspace.
-  return { events, reasons: await withBorrowCheck(ws.dir, reasons) };
+  return { events, reasons: await withGitDirCheck(ws.dir, reasons) };
 }
 
-async function withBorrowCheck(dir: string, reasons: string[]): Promise<string[]> {
-  const borrowed = await borrowedObjects(dir);
-  return borrowed ? [...reasons, borrowedReason(borrowed)] : reasons;
+async function withGitDirCheck(dir: string, reasons: string[]): Promise<string[]> {
+  const unsafe = await gitDirProblem(dir);
+  return unsafe ? [...reasons, unsafe] : reasons;
 }

@@ -8,9 +8,9 @@ import type { RunArtifacts } from "../chain/ports.js";
 import type { RunRecord, StepRecord } from "../chain/types.js";
 import { type ResolvedConfig, touchesProtected } from "../policy/index.js";
 import { redactSecrets, scanSecrets } from "../secrets/index.js";
-import { borrowedObjects, borrowedReason } from "./borrowed-objects.js";
 import { createDiffCache, type DiffCache } from "./diff.js";
 import { git, gitLine } from "./git.js";
+import { gitDirProblem } from "./git-dir-check.js";
 import { renderRunOutput, runOutputPath } from "./run-output.js";
 import { loadRunState } from "./run-state.js";
 
@@ -37,6 +37,25 @@ export function createFinishRun(
       return { runOutputPath: null, branch: null, headSha: null, events };
     }
     const state = await loadRunState(dir);
+    // No git at all in a workspace whose .git is not git's own (git-dir-check.ts): the run
+    // output stays under FORGE_HOME and says why.
+    const unsafe = await gitDirProblem(repo);
+    if (unsafe) {
+      const markdown = await renderRunOutput({
+        run,
+        steps,
+        diffStat: "(not read)",
+        controls: [],
+        notes: [...new Set([...state.notes, unsafe])],
+        redact: async (t) => (await redactSecrets(t)).text,
+      });
+      await writeFile(join(dir, "run-output.md"), markdown);
+      events.push({
+        type: "run.output",
+        data: { path: join(dir, "run-output.md"), pushed: false, reason: unsafe },
+      });
+      return { runOutputPath: join(dir, "run-output.md"), branch: null, headSha: null, events };
+    }
     const workHead = await gitLine(["rev-parse", "--verify", "HEAD^{commit}"], { cwd: repo });
     const facts = await diffs.diff(repo, run.baseSha, workHead);
     const path = runOutputPath(run.id);
@@ -71,16 +90,13 @@ export function createFinishRun(
     const placed = await writeIntoWorkspace(repo, path, markdown);
     // R3.3: a secret in the diff is never pushed. The run output stays local and says why.
     const secretsInDiff = (await scanSecrets(facts.diff)).length;
-    const borrowed = await borrowedObjects(repo);
-    if (secretsInDiff > 0 || run.chain === "review" || !placed || borrowed) {
+    if (secretsInDiff > 0 || run.chain === "review" || !placed) {
       const reason =
         secretsInDiff > 0
           ? "the diff holds a secret: nothing was pushed"
           : run.chain === "review"
             ? "review chains do not push"
-            : borrowed
-              ? `${borrowedReason(borrowed)}: nothing was pushed`
-              : `${path} could not be written into the workspace (.forge is not a plain directory there): nothing was pushed`;
+            : `${path} could not be written into the workspace (.forge is not a plain directory there): nothing was pushed`;
       events.push({
         type: "run.output",
         data: { path: join(dir, "run-output.md"), pushed: false, reason },

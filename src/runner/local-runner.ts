@@ -37,6 +37,7 @@ import { checkBuilderWork } from "./builder-checks.js";
 import { runSetup } from "./controls-exec.js";
 import { createDiffCache } from "./diff.js";
 import { createFinishRun } from "./finish-run.js";
+import { gitDirProblem } from "./git-dir-check.js";
 import { buildPrompt } from "./prompt.js";
 import { loadRunState, saveRunState } from "./run-state.js";
 import {
@@ -186,6 +187,17 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     await mkdir(dir, { recursive: true });
     const state = await loadRunState(runDir(run.id));
     const branch = run.branch ?? branchName(run.task.title, run.task.number, run.id);
+    // A workspace an earlier step's box wrote (a re-attempt, the next role): its .git must be
+    // git's own before the runner's git runs in it (git-dir-check.ts).
+    const unsafe = existsSync(join(dir, "repo")) ? await gitDirProblem(join(dir, "repo")) : null;
+    if (unsafe) {
+      return {
+        decision: { role, verdict: "FAIL", reasons: [unsafe], overridden: false },
+        output: null,
+        feedback: feedbackFor(role, attempt, "failed", unsafe),
+        events,
+      };
+    }
     const ws = await prepareWorkspace({
       remote: run.repo.remote,
       baseRef: run.repo.baseRef,

@@ -3,9 +3,16 @@ import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { demoScript } from "../../src/demo/demo-script.js";
-import type { Script } from "../../src/scripted-model/server.js";
+import type { Script, Turn } from "../../src/scripted-model/server.js";
 import { gitIn, makeRepo, tempDir } from "../helpers/git-repo.js";
-import { type FixtureOptions, runScripted, useModelServer, withRole } from "./chain-helpers.js";
+import {
+  chainFixture,
+  type FixtureOptions,
+  runScripted,
+  startChain,
+  useModelServer,
+  withRole,
+} from "./chain-helpers.js";
 
 const server = useModelServer();
 
@@ -213,6 +220,97 @@ describe("the workspace's git config stays the runner's (R2.5, R7.1)", () => {
       expect(String(verify?.data.output)).toContain("config is read-only");
       expect(status.steps.map((s) => s.state)).toEqual(["passed", "passed", "passed", "passed"]);
       expect(existsSync(marker)).toBe(false);
+    } finally {
+      outside.cleanup();
+      await f.cleanup();
+    }
+  });
+});
+
+describe("the workspace's .git stays git's own (R2.5, R7.1)", () => {
+  it("a link the builder's code plants in .git is not written through by the runner's git", async () => {
+    // `git commit` writes the message to .git/COMMIT_EDITMSG by a plain open: through a link,
+    // the runner's commit on the host would overwrite any file it may write.
+    const outside = tempDir("forge-outside-");
+    const victim = join(outside.dir, "victim");
+    writeFileSync(victim, "untouched\n");
+    const testSh = `#!/bin/sh\nln -sf '${victim}' .git/COMMIT_EDITMSG && echo linked\nexit 0\n`;
+    const { f, final, status, events } = await runChain(builderWritesTestSh(testSh));
+    try {
+      expect(readFileSync(victim, "utf8")).toBe("untouched\n");
+      const builder = status.steps.find((s) => s.role === "builder");
+      expect(builder?.state).toBe("failed");
+      expect(builder?.decision?.reasons.join(" ")).toContain(
+        ".git/COMMIT_EDITMSG in .git is a link or a special file",
+      );
+      expect(final.state).toBe("failed");
+      const output = events.find((e) => e.type === "runner.run.output");
+      expect(output?.data.pushed).toBe(false);
+      expect(gitIn(f.repo, "branch", "--list", "forge/*").trim()).toBe("");
+    } finally {
+      outside.cleanup();
+      await f.cleanup();
+    }
+  });
+});
+
+describe("a builder re-attempt starts only on a .git that is git's own (R2.5, R6.1)", () => {
+  it("a link planted before a question is not written through when the answer re-attempts", async () => {
+    // The re-attempt resets the tree to the base: `git reset --hard` appends to .git/logs/HEAD
+    // by a plain open, so a link there would make the runner append to a file outside.
+    const outside = tempDir("forge-outside-");
+    const victim = join(outside.dir, "victim");
+    writeFileSync(victim, "untouched\n");
+    const testSh = `#!/bin/sh\nln -sf '${victim}' .git/logs/HEAD && echo linked\nexit 0\n`;
+    const ask: Turn = {
+      structured: {
+        verdict: "FAIL",
+        summary: SUMMARY,
+        evidence: [{ command: "sh scripts/verify.sh", exit_code: 0, output: "" }],
+        request: {
+          id: "which-greeting",
+          kind: "clarification",
+          question: "Exclamation mark or a full stop?",
+          context: "The plan leaves it open.",
+        },
+      },
+    };
+    const base = demoScript();
+    server.setScript({
+      ...base,
+      routes: [
+        { marker: "Answers to your earlier questions", turns: [] },
+        ...(withRole(
+          "builder",
+          [
+            {
+              tools: [{ name: "Write", input: { file_path: "scripts/test.sh", content: testSh } }],
+            },
+            ask,
+          ],
+          base,
+        ).routes ?? []),
+      ],
+    });
+    server.reset();
+    const f = await chainFixture({ server });
+    try {
+      const run = await startChain(f);
+      expect((await f.stack.engine.drive(run.id)).state).toBe("paused");
+      await f.stack.engine.respond(run.id, {
+        requestId: "which-greeting",
+        answer: "An exclamation mark.",
+        actor: "maintainer",
+        responseId: "response-1",
+      });
+      await f.stack.engine.resume(run.id);
+      const final = await f.stack.engine.settled(run.id);
+      expect(final?.state).toBe("failed");
+      const builder = (await f.stack.engine.status(run.id)).steps.find((s) => s.role === "builder");
+      expect(builder?.decision?.reasons.join(" ")).toContain(
+        ".git/logs/HEAD in .git is a link or a special file",
+      );
+      expect(readFileSync(victim, "utf8")).toBe("untouched\n");
     } finally {
       outside.cleanup();
       await f.cleanup();
