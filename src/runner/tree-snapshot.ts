@@ -114,6 +114,8 @@ async function fingerprint(path: string): Promise<string> {
     const st = await lstat(path);
     if (st.isSymbolicLink()) return `link:${await readlink(path)}`;
     if (st.isDirectory()) return `dir:${st.mtimeMs}`;
+    // A FIFO (or socket, device) is never opened: reading a FIFO waits for a writer forever.
+    if (!st.isFile()) return `special:${st.mode}:${st.ino}`;
     if (st.size > 8 * 1024 * 1024) return `big:${st.size}:${st.mtimeMs}`;
     return `file:${sha256(await readFile(path))}`;
   } catch {

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -89,6 +90,19 @@ describe("write detection (R4.5)", () => {
     await restoreTree(dir, before);
     expect(existsSync(join(dir, "c.txt"))).toBe(false);
   });
+});
+
+describe("special files in the tree", () => {
+  it("a tracked file turned into a FIFO is seen without being opened: a snapshot never waits on it", async () => {
+    const dir = repo();
+    const before = await snapshotTree(dir);
+    rmSync(join(dir, "a.txt"));
+    execFileSync("mkfifo", [join(dir, "a.txt")]);
+    expect(diffSnapshots(before, await snapshotTree(dir))).toEqual(["a.txt"]);
+    // The reset puts the file back.
+    expect(isClean(await cleanSnapshot(dir))).toBe(true);
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("a\n");
+  }, 10_000);
 });
 
 describe("cleanSnapshot: a read-only step starts from a clean tree", () => {
