@@ -1,14 +1,17 @@
 // What the runner concludes from a finished agent process, apart from the verdict rules:
 // the role gate's outcome, the worker feedback (R6.1), the request a role asked, and the
 // constraints every prompt carries.
-import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import type { WorkerFeedback } from "../chain/types.js";
 import { ROLE_GATE_VIOLATION, verifyLedger } from "../policy/index.js";
 import type { Role } from "../roles/role-names.js";
 import { redactSecrets } from "../secrets/index.js";
 import type { AgentProcessResult } from "./agent-process.js";
 import { git } from "./git.js";
+import { readAgentFile } from "./read-agent-file.js";
+
+/** A role-gate ledger holds a line per violation, and the first one ends the step. */
+const MAX_LEDGER_BYTES = 1024 * 1024;
 
 /**
  * The role gate's outcome for one step: the ledger the hook wrote (copied out of the agent's
@@ -21,17 +24,19 @@ export async function roleGateOutcome(
   stoppedBy: string | undefined,
 ): Promise<{ detail: string; ledgerLines: number } | null> {
   let lines = 0;
-  let tampered = false;
-  if (existsSync(ledgerInHome)) {
-    const text = await readFile(ledgerInHome, "utf8");
-    await writeFile(keep, text);
+  let tampered: string | null = null;
+  // In the agent's HOME: the agent decides what is there (read-agent-file.ts).
+  const ledger = await readAgentFile(ledgerInHome, MAX_LEDGER_BYTES);
+  if (ledger.kind === "refused") tampered = `the role-gate ledger was not read: ${ledger.why}`;
+  if (ledger.kind === "file") {
+    await writeFile(keep, ledger.text);
     const check = verifyLedger(keep);
     if (check.ok) lines = check.lines;
-    else tampered = true;
+    else tampered = "the role-gate ledger no longer verifies";
   }
   if (!stoppedBy && lines === 0 && !tampered) return null;
   const detail = tampered
-    ? `${ROLE_GATE_VIOLATION}: the role-gate ledger no longer verifies`
+    ? `${ROLE_GATE_VIOLATION}: ${tampered}`
     : (stoppedBy?.replace(/^.*?(ROLE_GATE_VIOLATION)/s, "$1").slice(0, 300) ??
       `${ROLE_GATE_VIOLATION}: ${lines} violation(s) in the ledger`);
   return { detail, ledgerLines: lines };

@@ -1,7 +1,11 @@
 // How an agent process ended, as the runner's FAIL reasons (src/runner/step-outcome.ts).
-import { describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import { existsSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
 import type { AgentProcessResult } from "../../src/runner/agent-process.js";
-import { processReasons } from "../../src/runner/step-outcome.js";
+import { processReasons, roleGateOutcome } from "../../src/runner/step-outcome.js";
+import { tempDir } from "../helpers/git-repo.js";
 import { fake } from "../secrets/fake-secrets.js";
 
 const ended = (p: Partial<AgentProcessResult> = {}): AgentProcessResult => ({
@@ -48,5 +52,49 @@ describe("processReasons", () => {
     expect(await processReasons(ended({ exitCode: null, signal: "SIGKILL" }), opts)).toEqual([
       "the agent exited with SIGKILL",
     ]);
+  });
+});
+
+describe("roleGateOutcome reads the ledger in the agent's HOME as the agent left it", () => {
+  const cleanups: Array<() => void> = [];
+  afterEach(() => {
+    for (const c of cleanups.splice(0)) c();
+  });
+  function home(): { ledger: string; keep: string } {
+    const t = tempDir("forge-ledger-");
+    cleanups.push(t.cleanup);
+    return { ledger: join(t.dir, "ledger.jsonl"), keep: join(t.dir, "kept.jsonl") };
+  }
+
+  it("no ledger, no refusal: no violation", async () => {
+    const h = home();
+    expect(await roleGateOutcome(h.ledger, h.keep, undefined)).toBeNull();
+  });
+
+  it("a link there is not followed: a violation, and the file it names is not read", async () => {
+    const h = home();
+    const outside = tempDir("forge-ledger-outside-");
+    cleanups.push(outside.cleanup);
+    writeFileSync(join(outside.dir, "private"), "not the runner's to read\n");
+    symlinkSync(join(outside.dir, "private"), h.ledger);
+    const out = await roleGateOutcome(h.ledger, h.keep, undefined);
+    expect(out?.detail).toBe(
+      "ROLE_GATE_VIOLATION: the role-gate ledger was not read: it is a link",
+    );
+    expect(existsSync(h.keep)).toBe(false);
+  });
+
+  it("a FIFO there does not hang the runner", async () => {
+    const h = home();
+    execFileSync("mkfifo", [h.ledger]);
+    const out = await roleGateOutcome(h.ledger, h.keep, undefined);
+    expect(out?.detail).toContain("it is not a regular file");
+  }, 10_000);
+
+  it("a file that is not a ledger is a violation", async () => {
+    const h = home();
+    writeFileSync(h.ledger, "not a ledger line\n");
+    const out = await roleGateOutcome(h.ledger, h.keep, undefined);
+    expect(out?.detail).toContain("no longer verifies");
   });
 });
