@@ -396,7 +396,11 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
 
     clock.mark("verdict");
     // R4.5 / R2.7: a read-only step that changed the tree FAILs, and its changes are discarded.
-    if (before) {
+    // Restoring runs git on the host: only on a .git that is git's own (a box that lets a
+    // read-only step write, worktree or container, could have planted links in it).
+    const unsafeAfter = before ? await gitDirProblem(ws.dir) : null;
+    if (unsafeAfter) runnerReasons.push(unsafeAfter);
+    else if (before) {
       const wrote = await discardWrites(ws.dir, before, role);
       if (wrote) {
         events.push(wrote.event);
