@@ -2,7 +2,7 @@
 // The runner — not the agent — clones, measures the base, computes the diff, checks writes,
 // runs verify and the controls, commits and pushes. The agent only ever sees a fresh HOME,
 // a scrubbed environment and its workspace.
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { createBox } from "../boxes/create-box.js";
@@ -189,7 +189,8 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     const branch = run.branch ?? branchName(run.task.title, run.task.number, run.id);
     // A workspace an earlier step's box wrote (a re-attempt, the next role): its .git must be
     // git's own before the runner's git runs in it (git-dir-check.ts).
-    const unsafe = existsSync(join(dir, "repo")) ? await gitDirProblem(join(dir, "repo")) : null;
+    const gitEntry = lstatSync(join(dir, "repo", ".git"), { throwIfNoEntry: false });
+    const unsafe = gitEntry ? await gitDirProblem(join(dir, "repo")) : null;
     if (unsafe) {
       return {
         decision: { role, verdict: "FAIL", reasons: [unsafe], overridden: false },
