@@ -94,7 +94,7 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
       );
   }
   if (reasons.length > 0) {
-    await early; // no box outlives the step
+    await early; // the scan ends with the step, not after it
     return { events, reasons: await withGitDirCheck(ws.dir, reasons) };
   }
   if (c.config) {

@@ -4,7 +4,7 @@ import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDiffCache, diffFromBase } from "../../src/runner/diff.js";
-import { gitIn, tempDir } from "../helpers/git-repo.js";
+import { gitIn, makeRepo, tempDir } from "../helpers/git-repo.js";
 import { fake } from "../secrets/fake-secrets.js";
 
 let t: { dir: string; cleanup: () => void };
@@ -12,11 +12,7 @@ let base: string;
 
 beforeEach(() => {
   t = tempDir("forge-diff-");
-  gitIn(t.dir, "init", "-q", "-b", "main");
-  writeFileSync(join(t.dir, "README.md"), "hello\n");
-  gitIn(t.dir, "add", ".");
-  gitIn(t.dir, "commit", "-qm", "base");
-  base = gitIn(t.dir, "rev-parse", "HEAD").trim();
+  base = makeRepo(t.dir, { "README.md": "hello\n" });
 });
 afterEach(() => t.cleanup());
 

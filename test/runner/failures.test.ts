@@ -2,6 +2,7 @@
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { StepRecord } from "../../src/chain/types.js";
 import { demoScript } from "../../src/demo/demo-script.js";
 import type { Script, Turn } from "../../src/scripted-model/server.js";
 import { gitIn, makeRepo, tempDir } from "../helpers/git-repo.js";
@@ -51,6 +52,33 @@ function builderWritesTestSh(testSh: string, opts: { runMake?: boolean } = {}): 
       },
     },
   ]);
+}
+
+/** A file outside every workspace, for a test to check the runner never wrote through to it. */
+function victimFile(): { victim: string; cleanup: () => void } {
+  const outside = tempDir("forge-outside-");
+  const victim = join(outside.dir, "victim");
+  writeFileSync(victim, "untouched\n");
+  return { victim, cleanup: outside.cleanup };
+}
+
+/** Another repository on this machine, whose objects a workspace could borrow. */
+function otherRepo(): { objects: string; cleanup: () => void } {
+  const other = tempDir("forge-other-repo-");
+  makeRepo(other.dir, { "private.txt": "another repository's content\n" });
+  return { objects: join(other.dir, ".git", "objects"), cleanup: other.cleanup };
+}
+
+/** The builder FAILed for `reason`, the run failed, and no forge/ branch reached the remote. */
+function expectBuilderRefused(
+  r: { final: { state: string }; status: { steps: StepRecord[] }; f: { repo: string } },
+  reason: string,
+): void {
+  const builder = r.status.steps.find((s) => s.role === "builder");
+  expect(builder?.state).toBe("failed");
+  expect(builder?.decision?.reasons.join(" ")).toContain(reason);
+  expect(r.final.state).toBe("failed");
+  expect(gitIn(r.f.repo, "branch", "--list", "forge/*").trim()).toBe("");
 }
 
 describe("write detection (R4.5)", () => {
@@ -231,25 +259,17 @@ describe("the workspace's .git stays git's own (R2.5, R7.1)", () => {
   it("a link the builder's code plants in .git is not written through by the runner's git", async () => {
     // `git commit` writes the message to .git/COMMIT_EDITMSG by a plain open: through a link,
     // the runner's commit on the host would overwrite any file it may write.
-    const outside = tempDir("forge-outside-");
-    const victim = join(outside.dir, "victim");
-    writeFileSync(victim, "untouched\n");
+    const { victim, cleanup } = victimFile();
     const testSh = `#!/bin/sh\nln -sf '${victim}' .git/COMMIT_EDITMSG && echo linked\nexit 0\n`;
-    const { f, final, status, events } = await runChain(builderWritesTestSh(testSh));
+    const r = await runChain(builderWritesTestSh(testSh));
     try {
       expect(readFileSync(victim, "utf8")).toBe("untouched\n");
-      const builder = status.steps.find((s) => s.role === "builder");
-      expect(builder?.state).toBe("failed");
-      expect(builder?.decision?.reasons.join(" ")).toContain(
-        ".git/COMMIT_EDITMSG in .git is a link or a special file",
-      );
-      expect(final.state).toBe("failed");
-      const output = events.find((e) => e.type === "runner.run.output");
+      expectBuilderRefused(r, ".git/COMMIT_EDITMSG in .git is a link or a special file");
+      const output = r.events.find((e) => e.type === "runner.run.output");
       expect(output?.data.pushed).toBe(false);
-      expect(gitIn(f.repo, "branch", "--list", "forge/*").trim()).toBe("");
     } finally {
-      outside.cleanup();
-      await f.cleanup();
+      cleanup();
+      await r.f.cleanup();
     }
   });
 });
@@ -258,9 +278,7 @@ describe("a builder re-attempt starts only on a .git that is git's own (R2.5, R6
   it("a link planted before a question is not written through when the answer re-attempts", async () => {
     // The re-attempt resets the tree to the base: `git reset --hard` appends to .git/logs/HEAD
     // by a plain open, so a link there would make the runner append to a file outside.
-    const outside = tempDir("forge-outside-");
-    const victim = join(outside.dir, "victim");
-    writeFileSync(victim, "untouched\n");
+    const { victim, cleanup } = victimFile();
     const testSh = `#!/bin/sh\nln -sf '${victim}' .git/logs/HEAD && echo linked\nexit 0\n`;
     const ask: Turn = {
       structured: {
@@ -312,7 +330,7 @@ describe("a builder re-attempt starts only on a .git that is git's own (R2.5, R6
       );
       expect(readFileSync(victim, "utf8")).toBe("untouched\n");
     } finally {
-      outside.cleanup();
+      cleanup();
       await f.cleanup();
     }
   });
@@ -320,57 +338,40 @@ describe("a builder re-attempt starts only on a .git that is git's own (R2.5, R6
 
 describe("the workspace's git objects stay its own (R2.5, R7.1)", () => {
   it("also when the borrowing starts in the runner's own verify run, after the builder stopped", async () => {
-    const other = tempDir("forge-other-repo-");
-    makeRepo(other.dir, { "private.txt": "another repository's content\n" });
+    const other = otherRepo();
     // The Stop hook's run only leaves a mark; the runner's second run of verify borrows.
     const testSh = [
       "#!/bin/sh",
       "if [ -f .git/forge-test-ran ]; then",
-      `  echo '${other.dir}/.git/objects' > .git/objects/info/alternates && echo borrowed`,
+      `  echo '${other.objects}' > .git/objects/info/alternates && echo borrowed`,
       "else touch .git/forge-test-ran; fi",
       "exit 0",
       "",
     ].join("\n");
-    const { f, final, status, events } = await runChain(builderWritesTestSh(testSh));
+    const r = await runChain(builderWritesTestSh(testSh));
     try {
-      const verify = events.find((e) => e.type === "verify.finished");
+      const verify = r.events.find((e) => e.type === "verify.finished");
       expect(String(verify?.data.output)).toContain("borrowed");
-      const builder = status.steps.find((s) => s.role === "builder");
-      expect(builder?.state).toBe("failed");
-      expect(builder?.decision?.reasons.join(" ")).toContain("borrows git objects from elsewhere");
-      expect(final.state).toBe("failed");
-      expect(gitIn(f.repo, "branch", "--list", "forge/*").trim()).toBe("");
+      expectBuilderRefused(r, "borrows git objects from elsewhere");
     } finally {
       other.cleanup();
-      await f.cleanup();
+      await r.f.cleanup();
     }
   });
 
   it("a builder whose code makes the workspace borrow objects from another repository FAILs, nothing pushed", async () => {
     // Another repository on this machine: with its objects listed in alternates, the runner's
     // git (diff, scan, push, on the host) would read them, and push any a commit points at.
-    const other = tempDir("forge-other-repo-");
-    makeRepo(other.dir, { "private.txt": "another repository's content\n" });
-    const testSh = [
-      "#!/bin/sh",
-      `echo '${other.dir}/.git/objects' > .git/objects/info/alternates && echo borrowed`,
-      "exit 0",
-      "",
-    ].join("\n");
-    const { f, final, status, events } = await runChain(builderWritesTestSh(testSh));
+    const other = otherRepo();
+    const testSh = `#!/bin/sh\necho '${other.objects}' > .git/objects/info/alternates && echo borrowed\nexit 0\n`;
+    const r = await runChain(builderWritesTestSh(testSh));
     try {
       // The Stop hook's verify ran the script in the box; the runner refused before its own.
-      expect(events.find((e) => e.type === "verify.finished")).toBeUndefined();
-      const builder = status.steps.find((s) => s.role === "builder");
-      expect(builder?.state).toBe("failed");
-      expect(builder?.decision?.reasons.join(" ")).toContain(
-        "borrows git objects from elsewhere (.git/objects/info/alternates)",
-      );
-      expect(final.state).toBe("failed");
-      expect(gitIn(f.repo, "branch", "--list", "forge/*").trim()).toBe("");
+      expect(r.events.find((e) => e.type === "verify.finished")).toBeUndefined();
+      expectBuilderRefused(r, "borrows git objects from elsewhere (.git/objects/info/alternates)");
     } finally {
       other.cleanup();
-      await f.cleanup();
+      await r.f.cleanup();
     }
   });
 });
@@ -397,9 +398,7 @@ describe("the run output is written without following the builder's links (R9.3)
   });
 
   it("a link at the run output's own name is replaced, not written through", async () => {
-    const outside = tempDir("forge-outside-");
-    const victim = join(outside.dir, "victim");
-    writeFileSync(victim, "untouched\n");
+    const { victim, cleanup } = victimFile();
     const { f, final, events } = await runChain(
       builderWritesTestSh(
         `#!/bin/sh\nmkdir -p .forge\nln -sf '${victim}' ".forge/run-output-$FORGE_RUN_ID.md"\necho ok\n`,
@@ -414,7 +413,7 @@ describe("the run output is written without following the builder's links (R9.3)
       const pushed = gitIn(f.repo, "show", `${final.branch}:.forge/run-output-${final.id}.md`);
       expect(pushed).toContain("forgechain");
     } finally {
-      outside.cleanup();
+      cleanup();
       await f.cleanup();
     }
   });

@@ -4,15 +4,12 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { git } from "../../src/runner/git.js";
-import { gitIn, tempDir } from "../helpers/git-repo.js";
+import { gitIn, makeRepo, tempDir } from "../helpers/git-repo.js";
 
 let t: { dir: string; cleanup: () => void };
 beforeEach(() => {
   t = tempDir("forge-git-");
-  gitIn(t.dir, "init", "-q", "-b", "main");
-  writeFileSync(join(t.dir, "a.txt"), "a\n");
-  gitIn(t.dir, "add", ".");
-  gitIn(t.dir, "commit", "-qm", "base");
+  makeRepo(t.dir, { "a.txt": "a\n" });
 });
 afterEach(() => t.cleanup());
 

@@ -24,6 +24,15 @@ function requestsOf(role: (typeof ROLES)[number]): RecordedRequest[] {
   return server.mainRequests().filter((r) => r.route === ROLES.indexOf(role));
 }
 
+/** Per role, whether its agent was started warm (runner.step.prepared). */
+function warmStartsOf(events: Array<{ type: string; data: Record<string, unknown> }>) {
+  return Object.fromEntries(
+    events
+      .filter((e) => e.type === "runner.step.prepared")
+      .map((e) => [e.data.role, e.data.warmStart]),
+  );
+}
+
 /** Host pids of processes whose working directory is under `dir` (boxes bind it 1:1). */
 function processesUnder(dir: string): number[] {
   const pids: number[] = [];
@@ -56,11 +65,7 @@ describe("warm starts (the next agent waits for its prompt)", () => {
     );
     try {
       expect(final.state).toBe("passed");
-      const warm = Object.fromEntries(
-        events
-          .filter((e) => e.type === "runner.step.prepared")
-          .map((e) => [e.data.role, e.data.warmStart]),
-      );
+      const warm = warmStartsOf(events);
       expect(warm).toEqual({ architect: false, builder: true, reviewer: true, security: true });
       const finished = (role: string) =>
         Date.parse(
@@ -156,11 +161,7 @@ describe("warm starts (the next agent waits for its prompt)", () => {
     const { f, final, events } = await runScripted(server, demoScript(), {}, dropKey);
     try {
       expect(final.state).toBe("passed");
-      const warm = Object.fromEntries(
-        events
-          .filter((e) => e.type === "runner.step.prepared")
-          .map((e) => [e.data.role, e.data.warmStart]),
-      );
+      const warm = warmStartsOf(events);
       // Behind a read-only step the tree does not change: those may still start early.
       expect(warm).toEqual({ architect: false, builder: true, reviewer: false, security: true });
       // The reviewer's start-time picture is of the tree with the builder's commit.
