@@ -156,3 +156,19 @@ export const ROOT_PROBES: readonly { readonly name: string; readonly rule: Secre
   { name: "proc", rule: "proc" },
   { name: "sys", rule: "sys" },
 ];
+
+/**
+ * The rule a path inside a repository matches, as the guard would refuse it to a path tool
+ * (the `.env` templates stay readable), or null. Repository paths are relative: `/proc` and
+ * `/sys` do not apply, and a file named `secrets` is not the secrets directory. The runner
+ * leaves every such file out of the snapshot agents get, so no tool reaches its content.
+ */
+export function repoPathSecretRule(path: string): SecretRuleName | null {
+  const segments = path.split("/").filter((s) => s !== "" && s !== ".");
+  for (let i = 0; i < segments.length; i++) {
+    const last = i === segments.length - 1;
+    const rule = segmentRule(segments[i] ?? "", { mode: "path-tool", last, namesDirItself: false });
+    if (rule) return rule;
+  }
+  return null;
+}

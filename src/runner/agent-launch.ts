@@ -45,6 +45,8 @@ export interface StepTarget {
   attempt: number;
   ws: Workspace;
   stepDir: string;
+  /** Where the repository's `.claude/agents/<role>.md` fallback is read (run-git.ts). */
+  roleRepoDir?: string;
 }
 
 export interface PreparedAgent {
@@ -87,7 +89,7 @@ export async function prepareAgent(deps: AgentLaunchDeps, t: StepTarget): Promis
   const def = frozen ?? {
     ...(await loadRoleDefinition({
       role,
-      repoDir: ws.dir,
+      repoDir: t.roleRepoDir ?? ws.dir,
       defaultsDir: join(deps.installRoot, "roles"),
       ...(deps.handbookDir ? { handbookDir: deps.handbookDir } : {}),
     })),
@@ -142,7 +144,7 @@ export async function prepareAgent(deps: AgentLaunchDeps, t: StepTarget): Promis
     ledgerFile,
     definition: { prompt: def.prompt, origin: def.origin },
     skills: { installed: skills.installed, missing: skills.missing, refused: skills.refused },
-    box: deps.boxFor(role, ws.dir, home, [settingsFile, profileFile]),
+    box: deps.boxFor(role, ws.dir, home, [settingsFile, profileFile, ...(ws.readOnly ?? [])]),
     providerOpts,
     model: def.model ?? providerOpts.model,
     schemaJson,
@@ -188,7 +190,12 @@ export async function launchAgent(
   const guardSock =
     deps.boxKind === "bwrap" && deps.guardServer !== false ? await openGuardSocket() : null;
   const agentBox = guardSock
-    ? deps.boxFor(role, ws.dir, p.home, [p.settingsFile, p.profileFile, guardSock.dir])
+    ? deps.boxFor(role, ws.dir, p.home, [
+        p.settingsFile,
+        p.profileFile,
+        guardSock.dir,
+        ...(ws.readOnly ?? []),
+      ])
     : p.box;
   const agentCmd = guardSock
     ? commandWithGuardServer(invocation.command, invocation.args, {

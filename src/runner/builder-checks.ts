@@ -1,7 +1,11 @@
-// What the runner does after the builder's agent exited and claimed PASS, in order: commit
-// whatever the builder left uncommitted, run scripts/verify.sh from the base commit again in
-// the builder's box (R2.6: the Stop hook in the box is only a convenience gate), then the
-// `validate:` controls in the builder's box (R8.3). Every failure is a reason to FAIL.
+// What the runner does after the builder's agent exited and claimed PASS, in order: bring the
+// builder's work back (builder-import.ts: committed and bundled in its box, fetched and checked
+// on the host, re-applied onto the real base), lay out a fresh checkout of that work from the
+// runner's real repository, run the `setup:` commands there, then scripts/verify.sh from the
+// base commit (R2.6: the Stop hook in the box is only a convenience gate) and the `validate:`
+// controls (R8.3) in a box over that checkout — the repository as committed, secret files
+// included, never with the model credential. Every failure is a reason to FAIL.
+import { join } from "node:path";
 import type { Box } from "../boxes/types.js";
 import {
   controlsToRun,
@@ -9,25 +13,31 @@ import {
   formatControlLine,
   isBuiltinRun,
   type ResolvedConfig,
+  setupToRun,
 } from "../policy/index.js";
 import { redactSecrets } from "../secrets/index.js";
-import { runBuiltinControls, runControls } from "./controls-exec.js";
-import { commitPending } from "./diff.js";
-import { gitDirProblem } from "./git-dir-check.js";
+import { type ImportTarget, importBuilderWork } from "./builder-import.js";
+import { runBuiltinControls, runControls, runSetup } from "./controls-exec.js";
 import type { RunState } from "./run-state.js";
+import { type LayoutBoxes, layOutWorkspace } from "./step-workspace.js";
 import { verifyFromBaseInBox } from "./verify-in-box.js";
-import type { Workspace } from "./workspace.js";
+
+type Event = { type: string; data: Record<string, unknown> };
 
 export interface BuilderChecks {
-  ws: Workspace;
-  runId: string;
+  /** How to bring the work back (the builder's box, workspace, repositories, base). */
+  work: ImportTarget;
+  branch: string;
   config: ResolvedConfig | null;
   controlTimeoutMs?: number;
-  /** The builder's box, binding `extraReadOnly` read-only as well (verify's script copy). */
-  controlsBox: (extraReadOnly?: string[]) => Box;
-  /** A runner-owned directory for verify's script copy (outside the workspace and HOME). */
-  verifyDir: string;
-  controlsEnv: Record<string, string>;
+  layout: LayoutBoxes;
+  /** A runner-owned directory for the controls' checkout, HOME and verify's script copy. */
+  controlsDir: string;
+  /** The box verify and the controls run in: `dir` writable, `extraReadOnly` read-only. */
+  controlsBox: (dir: string, home: string, extraReadOnly?: string[]) => Box;
+  /** The box `setup:` runs in (it may reach the package registries). */
+  setupBox: (dir: string, home: string) => Box;
+  controlsEnv: (home: string) => Record<string, string>;
   /** How to start forge inside the box. */
   forge: string[];
   /** The run's state: the control results are kept in it for the reviewer and the report. */
@@ -36,39 +46,65 @@ export interface BuilderChecks {
 }
 
 export async function checkBuilderWork(c: BuilderChecks): Promise<{
-  events: Array<{ type: string; data: Record<string, unknown> }>;
+  events: Event[];
   reasons: string[];
+  /** The builder's work, once imported (even when a check then failed). */
+  work?: { agentHead: string; workHead: string };
 }> {
-  const events: Array<{ type: string; data: Record<string, unknown> }> = [];
+  const events: Event[] = [];
+  const imported = await importBuilderWork(c.work);
+  if (!imported.ok) return { events, reasons: [imported.reason] };
+  events.push({
+    type: "builder.imported",
+    data: { changed: imported.changed, head: imported.workHead, agentHead: imported.agentHead },
+  });
+  const work = { agentHead: imported.agentHead, workHead: imported.workHead };
+  const { real } = c.work.repos;
+  const ws = join(c.controlsDir, "ws");
+  const home = join(c.controlsDir, "home");
+  await layOutWorkspace(c.layout, {
+    source: real,
+    commit: imported.workHead,
+    branch: c.branch,
+    dir: ws,
+    home,
+    objects: "shallow",
+  });
+  const env = c.controlsEnv(home);
+  const timeoutMs = c.controlTimeoutMs ?? 20 * 60_000;
+  const setup = c.config ? setupToRun(c.config) : [];
+  if (setup.length > 0) {
+    const r = await runSetup(setup, {
+      box: c.setupBox(ws, home),
+      workspace: ws,
+      env,
+      forge: c.forge,
+      timeoutMs,
+    });
+    events.push({
+      type: "setup.finished",
+      data: { ok: r.ok, for: "controls", output: (await redactSecrets(r.output)).text },
+    });
+    if (!r.ok) {
+      return { events, reasons: [`setup command failed before the controls: ${r.failed}`], work };
+    }
+  }
   const reasons: string[] = [];
-  const { ws } = c;
-  // The agent's box has ended: before the runner's git commits here, .git must be git's own.
-  const unsafe = await gitDirProblem(ws.dir);
-  if (unsafe) return { events, reasons: [unsafe] };
-  // Commit first: the commit is the builder's work, not what verify leaves behind.
-  const committed = await commitPending(ws.dir, `forge: builder changes for run ${c.runId}`);
-  if (committed) events.push({ type: "builder.committed", data: { by: "runner" } });
   const toRun = c.config ? controlsToRun(c.config) : [];
-  const ctx = {
-    box: c.controlsBox(),
-    workspace: ws.dir,
-    env: c.controlsEnv,
-    forge: c.forge,
-    timeoutMs: c.controlTimeoutMs ?? 20 * 60_000,
-  };
-  // Built-in controls only read the committed tree (the secret scan, in the runner: no box,
-  // tree-scan.ts): they run beside verify and the project's own controls, which run one after
-  // the other as before.
+  // Built-in controls read the committed work's git objects in the runner (tree-scan.ts):
+  // they run beside verify and the project's controls, which run one after the other.
   const early = runBuiltinControls(
     toRun.filter((x) => isBuiltinRun(x.run)),
-    ws.dir,
+    { repo: real, commit: imported.workHead },
   );
+  const baseSha = c.work.base.baseSha;
   const verify = await verifyFromBaseInBox({
-    workspace: ws.dir,
-    baseSha: ws.baseSha,
-    scriptDir: c.verifyDir,
-    box: (scriptDir) => c.controlsBox([scriptDir]),
-    env: c.controlsEnv,
+    workspace: ws,
+    repo: real,
+    baseSha,
+    scriptDir: join(c.controlsDir, "verify"),
+    box: (scriptDir) => c.controlsBox(ws, home, [scriptDir]),
+    env,
     timeoutMs: c.controlTimeoutMs ?? 10 * 60_000,
   }).catch((error: unknown) => ({
     present: true,
@@ -76,7 +112,7 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
     exitCode: null,
     timedOut: false,
     output: String(error),
-    baseSha: ws.baseSha,
+    baseSha,
   }));
   if (verify.present) {
     events.push({
@@ -90,17 +126,17 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
     });
     if (!verify.ok)
       reasons.push(
-        `scripts/verify.sh (from base ${ws.baseSha.slice(0, 12)}) failed after the builder stopped`,
+        `scripts/verify.sh (from base ${baseSha.slice(0, 12)}) failed after the builder stopped`,
       );
   }
   if (reasons.length > 0) {
     await early; // the scan ends with the step, not after it
-    return { events, reasons: await withGitDirCheck(ws.dir, reasons) };
+    return { events, reasons, work };
   }
   if (c.config) {
     const late = await runControls(
       toRun.filter((x) => !isBuiltinRun(x.run)),
-      ctx,
+      { box: c.controlsBox(ws, home), workspace: ws, env, forge: c.forge, timeoutMs },
     );
     const done = [...(await early), ...late];
     // The configured order, for the report and the reviewer.
@@ -117,12 +153,5 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
   } else {
     await early;
   }
-  // Again once every process of the step has ended: verify and the controls ran in the
-  // builder's box, with write access to the workspace.
-  return { events, reasons: await withGitDirCheck(ws.dir, reasons) };
-}
-
-async function withGitDirCheck(dir: string, reasons: string[]): Promise<string[]> {
-  const unsafe = await gitDirProblem(dir);
-  return unsafe ? [...reasons, unsafe] : reasons;
+  return { events, reasons, work };
 }

@@ -55,13 +55,14 @@ export async function runControls(
 }
 
 /**
- * The built-in controls, run by the runner itself on the committed tree (after the builder's
- * work is committed): `forge:secret-scan` reads git objects (tree-scan.ts), so it needs no box.
+ * The built-in controls, run by the runner itself on the committed work (the builder's work
+ * re-applied onto the real base, in the runner's own repository): `forge:secret-scan` reads
+ * git objects (tree-scan.ts), so it needs no box and follows nothing on disk.
  * An unknown built-in cannot get here (the config schema refuses it); it fails, never passes.
  */
 export async function runBuiltinControls(
   controls: readonly ControlToRun[],
-  workspace: string,
+  work: { repo: string; commit: string },
 ): Promise<ControlRun[]> {
   return Promise.all(
     controls.map(async (control): Promise<ControlRun> => {
@@ -70,7 +71,10 @@ export async function runBuiltinControls(
         return { ...base, exitCode: 2, output: `unknown built-in control ${control.run}` };
       }
       try {
-        const r = await scanCommittedTree(join(workspace, control.cwd));
+        const r = await scanCommittedTree(work.repo, {
+          commit: work.commit,
+          subdir: control.cwd,
+        });
         return { ...base, exitCode: r.exitCode, output: tail(r.output, 8000) };
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

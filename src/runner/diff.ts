@@ -75,12 +75,3 @@ export function createDiffCache(limit = 4): DiffCache {
 function key(dir: string, base: string, head: string): string {
   return `${dir}\0${base}\0${head}`;
 }
-
-/** Commit whatever the builder left uncommitted (the runner commits, not the agent). */
-export async function commitPending(dir: string, message: string): Promise<boolean> {
-  const status = await git(["status", "--porcelain"], { cwd: dir });
-  if (!status.stdout.trim()) return false;
-  await git(["add", "-A"], { cwd: dir });
-  await git(["commit", "--quiet", "--no-verify", "-m", message], { cwd: dir });
-  return true;
-}

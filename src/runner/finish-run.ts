@@ -1,17 +1,20 @@
-// The end of a run: the run output (R9.3) written into the workspace and under FORGE_HOME,
-// the protected-path fact (R8.4), and the push of the forge/… branch — unless the diff holds
-// a secret (R3.3) or the chain only reviews.
+// The end of a run: the run output (R9.3) written under FORGE_HOME and committed on top of the
+// builder's re-applied work, the protected-path fact (R8.4), and the push of the forge/…
+// branch — unless the diff holds a secret (R3.3) or the chain only reviews. Everything here
+// runs in real.git, the runner's own repository (run-repos.ts): the run output is committed
+// with git's plumbing (no work tree, no file written through a link the builder committed).
 import { existsSync } from "node:fs";
-import { lstat, mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { RunArtifacts } from "../chain/ports.js";
 import type { RunRecord, StepRecord } from "../chain/types.js";
-import { type ResolvedConfig, touchesProtected } from "../policy/index.js";
+import { type ResolvedConfig, touchesProtected, verifyInputsTouched } from "../policy/index.js";
 import { redactSecrets, scanSecrets } from "../secrets/index.js";
+import { withIndex } from "./agent-tree.js";
 import { createDiffCache, type DiffCache } from "./diff.js";
 import { git, gitLine } from "./git.js";
-import { gitDirProblem } from "./git-dir-check.js";
 import { renderRunOutput, runOutputPath } from "./run-output.js";
+import { readRef, runRepos, WORK_REF } from "./run-repos.js";
 import { loadRunState } from "./run-state.js";
 
 export interface FinishRunDeps {
@@ -31,33 +34,14 @@ export function createFinishRun(
   return async function finishRun(run: RunRecord, steps: StepRecord[]): Promise<RunArtifacts> {
     await deps.beforeFinish?.(run.id);
     const dir = deps.runDir(run.id);
-    const repo = join(dir, "repo");
+    const { real } = runRepos(dir);
     const events: RunArtifacts["events"] = [];
-    if (!existsSync(join(repo, ".git")) || !run.baseSha || !run.branch) {
+    if (!existsSync(join(real, "HEAD")) || !run.baseSha || !run.branch) {
       return { runOutputPath: null, branch: null, headSha: null, events };
     }
     const state = await loadRunState(dir);
-    // No git at all in a workspace whose .git is not git's own (git-dir-check.ts): the run
-    // output stays under FORGE_HOME and says why.
-    const unsafe = await gitDirProblem(repo);
-    if (unsafe) {
-      const markdown = await renderRunOutput({
-        run,
-        steps,
-        diffStat: "(not read)",
-        controls: [],
-        notes: [...new Set([...state.notes, unsafe])],
-        redact: async (t) => (await redactSecrets(t)).text,
-      });
-      await writeFile(join(dir, "run-output.md"), markdown);
-      events.push({
-        type: "run.output",
-        data: { path: join(dir, "run-output.md"), pushed: false, reason: unsafe },
-      });
-      return { runOutputPath: join(dir, "run-output.md"), branch: null, headSha: null, events };
-    }
-    const workHead = await gitLine(["rev-parse", "--verify", "HEAD^{commit}"], { cwd: repo });
-    const facts = await diffs.diff(repo, run.baseSha, workHead);
+    const workHead = (await readRef(real, WORK_REF)) ?? run.baseSha;
+    const facts = await diffs.diff(real, run.baseSha, workHead);
     const path = runOutputPath(run.id);
     // R8.4: the one gate function decides whether the change touches a protected path; the
     // App's merge gate reads this event, and the run output says it is never auto-merged.
@@ -84,66 +68,74 @@ export function createFinishRun(
         exitCode: c.exitCode,
       })),
       notes: [...new Set(state.notes)],
+      verifyInputs: verifyInputsTouched(facts.files),
       redact: async (t) => (await redactSecrets(t)).text,
     });
-    await writeFile(join(dir, "run-output.md"), markdown);
-    const placed = await writeIntoWorkspace(repo, path, markdown);
+    const local = join(dir, "run-output.md");
+    await writeFile(local, markdown);
     // R3.3: a secret in the diff is never pushed. The run output stays local and says why.
     const secretsInDiff = (await scanSecrets(facts.diff)).length;
-    if (secretsInDiff > 0 || run.chain === "review" || !placed) {
+    const committed =
+      secretsInDiff > 0 || run.chain === "review"
+        ? null
+        : await commitRunOutput(real, workHead, path, markdown, run.id);
+    if (committed === null) {
       const reason =
         secretsInDiff > 0
           ? "the diff holds a secret: nothing was pushed"
           : run.chain === "review"
             ? "review chains do not push"
-            : `${path} could not be written into the workspace (.forge is not a plain directory there): nothing was pushed`;
-      events.push({
-        type: "run.output",
-        data: { path: join(dir, "run-output.md"), pushed: false, reason },
-      });
-      return {
-        runOutputPath: join(dir, "run-output.md"),
-        branch: run.branch,
-        headSha: facts.head,
-        events,
-      };
+            : `${path} could not be added to the branch (.forge is not a plain directory there): nothing was pushed`;
+      events.push({ type: "run.output", data: { path: local, pushed: false, reason } });
+      return { runOutputPath: local, branch: run.branch, headSha: facts.head, events };
     }
-    await git(["add", "--force", "--", path], { cwd: repo });
-    await git(["commit", "--quiet", "--no-verify", "-m", `forge: run output ${run.id}`], {
-      cwd: repo,
-      allowFailure: true,
-    });
-    const head = (await git(["rev-parse", "HEAD"], { cwd: repo })).stdout.trim();
     if (!run.branch.startsWith("forge/"))
       throw new Error(`refusing to push a non-forge branch: ${run.branch}`);
-    await git(["push", "--quiet", "origin", `HEAD:refs/heads/${run.branch}`], {
-      cwd: repo,
+    await git(["update-ref", `refs/heads/${run.branch}`, committed], { cwd: real });
+    await git(["push", "--quiet", "origin", `${committed}:refs/heads/${run.branch}`], {
+      cwd: real,
       ...(deps.remoteAuth ? { env: await deps.remoteAuth(run) } : {}),
     });
-    events.push({ type: "run.output", data: { path, pushed: true, branch: run.branch, head } });
-    return { runOutputPath: path, branch: run.branch, headSha: head, events };
+    events.push({
+      type: "run.output",
+      data: { path, pushed: true, branch: run.branch, head: committed },
+    });
+    return { runOutputPath: path, branch: run.branch, headSha: committed, events };
   };
 }
 
 /**
- * Writes the run output at `path` in the workspace without following a link. The builder's
- * commit decides what `.forge` is, and this write runs on the host: a `.forge` symlink, or a
- * link at the output's own name (the run id is in the agent's environment), would otherwise
- * make the runner write anywhere it may. False (nothing written) unless `.forge` is a real
- * directory; an existing file at the path is replaced, never written through.
+ * The run output as a commit on `parent`, built in a throw-away index: nothing is written
+ * through the tree the builder committed. Null (nothing to push) when `.forge` in that tree is
+ * not a directory, or the output's own path is one. The parent's date is the commit's, so a
+ * repeated finish (a restart) makes the very same commit and the push stays a no-op.
  */
-async function writeIntoWorkspace(repo: string, path: string, text: string): Promise<boolean> {
-  const parent = join(repo, dirname(path));
-  await mkdir(parent, { recursive: true }).catch(() => {});
-  const kind = await lstat(parent).catch(() => null);
-  if (!kind?.isDirectory()) return false;
-  const file = join(repo, path);
-  try {
-    await rm(file, { force: true });
-    // "wx": O_CREAT|O_EXCL, which never follows a symlink at the final name.
-    await writeFile(file, text, { flag: "wx" });
-    return true;
-  } catch {
-    return false; // a directory in its place
+async function commitRunOutput(
+  real: string,
+  parent: string,
+  path: string,
+  text: string,
+  runId: string,
+): Promise<string | null> {
+  const listed = await git(["ls-tree", "-z", parent, "--", ".forge", path], { cwd: real });
+  for (const record of listed.stdout.split("\0")) {
+    const m = /^(\d{6}) (\w+) [0-9a-f]+\t(.*)$/s.exec(record);
+    if (!m) continue;
+    if (m[3] === ".forge" && m[2] !== "tree") return null;
+    if (m[3] === path && m[2] !== "blob") return null;
   }
+  const blob = await gitLine(["hash-object", "-w", "--stdin"], { cwd: real, input: text });
+  const tree = await withIndex(async (env) => {
+    await git(["read-tree", parent], { cwd: real, env });
+    await git(["update-index", "--add", "--cacheinfo", `100644,${blob},${path}`], {
+      cwd: real,
+      env,
+    });
+    return gitLine(["write-tree"], { cwd: real, env });
+  });
+  const date = await gitLine(["show", "-s", "--format=%cI", parent], { cwd: real });
+  return gitLine(["commit-tree", tree, "-p", parent, "-m", `forge: run output ${runId}`], {
+    cwd: real,
+    env: { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+  });
 }

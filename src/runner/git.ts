@@ -6,7 +6,10 @@
 // builder can write `refs/replace/<id>` in its workspace, and with it every diff, `cat-file`
 // and `ls-tree` the runner reads would show another object's content in place of the one that
 // is committed and pushed — a harmless diff for the reviewer, security and the secret scan,
-// while the pushed branch carries something else (shown with a planted token, session 6).
+// while the pushed branch carries something else (shown with a planted token).
+// It reads no system or global config either (R4.7): the runner's git runs only in the
+// runner's own repositories (run-repos.ts), and nothing outside them may add a driver, a
+// hook path or a URL rewrite to what it does.
 import { execa } from "execa";
 
 export class GitError extends Error {
@@ -74,7 +77,13 @@ async function run(
   ];
   const result = await execa("git", full, {
     cwd: opts.cwd,
-    env: { GIT_TERMINAL_PROMPT: "0", ...RUNNER_IDENTITY, ...opts.env },
+    env: {
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      ...RUNNER_IDENTITY,
+      ...opts.env,
+    },
     input: opts.input,
     reject: false,
     stripFinalNewline: false,

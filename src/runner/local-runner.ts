@@ -1,57 +1,28 @@
 // The local runner: executes one role step of a run on this machine, in a box (R10.1).
-// The runner — not the agent — clones, measures the base, computes the diff, checks writes,
-// runs verify and the controls, commits and pushes. The agent only ever sees a fresh HOME,
-// a scrubbed environment and its workspace.
-import { existsSync, lstatSync } from "node:fs";
+// The runner — not the agent — clones, measures the base, lays out each step's workspace,
+// computes the diff, checks writes, brings the builder's work back, runs verify and the
+// controls, commits and pushes. The agent only ever sees a fresh HOME, a scrubbed environment
+// and a workspace of its own, laid out from the commits agents may see (run-repos.ts).
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { createBox } from "../boxes/create-box.js";
 import type { Box, BoxKind } from "../boxes/types.js";
 import type { Logger, StepInput, StepResult, StepRunner } from "../chain/ports.js";
 import type { RunRecord } from "../chain/types.js";
-import {
-  type Profile,
-  profileToBoxOptions,
-  type ResolvedConfig,
-  ROLE_GATE_VIOLATION,
-  setupToRun,
-} from "../policy/index.js";
-import { readOnlyPromptSentences } from "../providers/read-only-flags.js";
+import { type Profile, profileToBoxOptions, type ResolvedConfig } from "../policy/index.js";
 import type { Provider } from "../providers/types.js";
-import type { Decision } from "../roles/decision.js";
 import type { Role } from "../roles/role-names.js";
-import { decideVerdict, prepareVerdicts } from "../roles/verdict.js";
-import { redactSecrets } from "../secrets/index.js";
 import { buildAgentEnv } from "./agent-env.js";
-import { createAgentHome } from "./agent-home.js";
-import {
-  type AgentLaunchDeps,
-  invocationFor,
-  type LaunchedAgent,
-  launchAgent,
-  prepareAgent,
-  stopLaunched,
-} from "./agent-launch.js";
-import { cancelledBeforeStart } from "./agent-process.js";
-import { checkBuilderWork } from "./builder-checks.js";
-import { runSetup } from "./controls-exec.js";
+import { type AgentLaunchDeps, invocationFor, launchAgent, prepareAgent } from "./agent-launch.js";
 import { createDiffCache } from "./diff.js";
 import { createFinishRun } from "./finish-run.js";
-import { gitDirProblem } from "./git-dir-check.js";
-import { buildPrompt } from "./prompt.js";
-import { loadRunState, saveRunState } from "./run-state.js";
-import {
-  constraintsFor,
-  feedbackFor,
-  processReasons,
-  readRequest,
-  resetTree,
-  roleGateOutcome,
-} from "./step-outcome.js";
-import { phaseClock } from "./step-timing.js";
-import { cleanSnapshot, discardWrites, type TreeSnapshot } from "./tree-snapshot.js";
-import { createWarmAgents } from "./warm-agents.js";
-import { branchName, prepareWorkspace, type Workspace } from "./workspace.js";
+import { createRunGitCache } from "./run-git.js";
+import { runOneStep, type StepContext } from "./run-step.js";
+import { commitFor, layOutStep, needsSetup, type StepPrepareDeps } from "./step-prepare.js";
+import type { LayoutBoxes } from "./step-workspace.js";
+import { manifestOf } from "./tree-manifest.js";
+import { createWarmAgents, type WarmKey } from "./warm-agents.js";
+import { branchName } from "./workspace.js";
 
 export interface LocalRunnerOptions {
   /** FORGE_HOME: workspaces live under <forgeHome>/work/<run-id>/. */
@@ -87,15 +58,12 @@ export interface LocalRunnerOptions {
   warmStart?: boolean;
 }
 
-const DEFAULT_STEP_TIMEOUT = 30 * 60_000;
-const TRANSCRIPT_CAP = 512 * 1024;
-
 export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
   const runDir = (id: string) => join(opts.forgeHome, "work", id);
   const forgeArgv = [process.execPath, join(opts.installRoot, "bin", "forge.js")];
   // The box must see the toolbox (node, forgechain, the claude binary) even if it lives under
   // a masked directory (/root, /home), and must never see FORGE_HOME (gate.key, the journal,
-  // other runs' workspaces).
+  // other runs' workspaces, the runner's repositories).
   const toolbox = [opts.installRoot, dirname(dirname(process.execPath))];
 
   function boxFor(role: Role, workspace: string, home: string, extraRo: string[]): Box {
@@ -113,6 +81,36 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     });
   }
 
+  /** A box for the runner's own git (laying a workspace out): `dir` writable, no network. */
+  function gitBox(dir: string, home: string, readOnly: string[]): Box {
+    return createBox(opts.boxKind, {
+      workspace: dir,
+      home,
+      readOnlyPaths: [...toolbox, ...readOnly],
+      denySubpaths: [opts.forgeHome],
+      allowNetwork: false,
+      ownWork: opts.ownWork ?? false,
+    });
+  }
+
+  const scrubbedEnv = (home: string) =>
+    buildAgentEnv({ host: opts.hostEnv, home, providerCredentials: {}, extra: {} });
+  const layout: LayoutBoxes = {
+    box: gitBox,
+    env: { PATH: opts.hostEnv.PATH ?? "/usr/local/bin:/usr/bin:/bin" },
+  };
+  const prepareDeps: StepPrepareDeps = {
+    layout,
+    config: opts.config,
+    setupBox: (dir, home) => boxFor("builder", dir, home, []),
+    setupEnv: scrubbedEnv,
+    forge: forgeArgv,
+    ...(opts.controlTimeoutMs !== undefined ? { controlTimeoutMs: opts.controlTimeoutMs } : {}),
+  };
+  const runs = createRunGitCache({
+    runDir,
+    ...(opts.remoteAuth ? { remoteAuth: opts.remoteAuth } : {}),
+  });
   const warmAgents = createWarmAgents();
   const diffs = createDiffCache();
   const warmStarts = opts.warmStart !== false && opts.boxKind === "bwrap";
@@ -120,53 +118,76 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
   const launchDeps: AgentLaunchDeps = { ...opts, boxFor };
   const stepDirOf = (runId: string, s: { index: number; role: Role; attempt: number }) =>
     join(runDir(runId), "steps", `${s.index}-${s.role}-${s.attempt}`);
-  const warmKey = (runId: string, s: { index: number; role: Role; attempt: number }) => ({
+  const warmKey = (runId: string, s: { index: number; role: Role; attempt: number }): WarmKey => ({
     runId,
     index: s.index,
     role: s.role,
     attempt: s.attempt,
   });
+  const branchOf = (run: RunRecord) =>
+    run.branch ?? branchName(run.task.title, run.task.number, run.id);
 
-  /** Start the next step's agent without its prompt (warm-agents.ts). */
-  function warmNext(
-    input: StepInput,
-    next: NonNullable<StepInput["next"]>,
-    ws: Workspace,
-    before: TreeSnapshot | null,
-    events: StepResult["events"],
-  ): Promise<void> {
+  /**
+   * Start the next step's agent without its prompt (warm-agents.ts), in a workspace of its own
+   * laid out now — at the agents' head as it is: behind the builder, the base, moved to the
+   * builder's work when that step starts (step-prepare.ts).
+   */
+  function warmNext(input: StepInput, next: NonNullable<StepInput["next"]>): Promise<void> {
     return warmAgents.prepare(warmKey(input.run.id, next), async () => {
+      if (needsSetup(next.role, opts.config)) return null;
+      const g = await runs.get(input.run);
+      const stepDir = stepDirOf(input.run.id, next);
+      const laid = await layOutStep(prepareDeps, g, {
+        role: next.role,
+        stepDir,
+        branch: branchOf(input.run),
+      });
       const prepared = await prepareAgent(launchDeps, {
         run: input.run,
         ...next,
-        ws,
-        stepDir: stepDirOf(input.run.id, next),
+        ws: laid.ws,
+        stepDir,
+        roleRepoDir: g.roleFilesDir,
       });
-      // Behind a read-only step, `before` is also the next step's tree: if the current step
-      // writes, it FAILs and this agent is killed unprompted. Behind the builder it is null and
-      // the next step snapshots its tree when it starts (after the controls and its reset).
-      const nextBefore = prepared.readOnly ? before : null;
       // An agent that reads the tree at its start would keep a stale picture of it (a run
       // frozen with settings that lack `includeGitInstructions: false`): it starts cold.
-      if (prepared.readsTreeAtStart && before === null) return null;
+      if (prepared.readsTreeAtStart) return null;
       if (input.signal.aborted || !opts.provider.promptOnStdin) return null;
-      const invocation = invocationFor(launchDeps, prepared);
-      const launched = await launchAgent(launchDeps, prepared, invocation);
+      const before = prepared.readOnly ? await manifestOf(laid.ws.dir) : null;
+      const launched = await launchAgent(launchDeps, prepared, invocationFor(launchDeps, prepared));
       launched.handle.hold(false);
-      events.push({
-        type: "agent.warm_started",
-        data: { next, startedAt: new Date().toISOString() },
-      });
-      return { prepared, launched, before: nextBefore };
+      return { prepared, launched, before, commit: laid.commit };
     });
   }
+
+  const ctx: StepContext = {
+    opts,
+    runs,
+    diffs,
+    launchDeps,
+    prepareDeps,
+    layout,
+    boxFor,
+    scrubbedEnv,
+    forgeArgv,
+    runDir,
+    stepDirOf,
+    branchOf,
+    takeWarm: (input) => warmAgents.take(warmKey(input.run.id, input)),
+    warmNext: (input, next) =>
+      input.next && warmStarts && opts.provider.promptOnStdin && !input.signal.aborted
+        ? warmNext(input, next)
+        : Promise.resolve(),
+    commitFor,
+  };
 
   async function runStep(input: StepInput): Promise<StepResult> {
     // A warm successor lives only as long as this step may still PASS into it.
     const onAbort = () => void warmAgents.discard(input.run.id);
     input.signal.addEventListener("abort", onAbort, { once: true });
     try {
-      const result = await runOneStep(input);
+      await mkdir(runDir(input.run.id), { recursive: true });
+      const result = await runOneStep(ctx, input);
       if (result.feedback.disposition !== "completed" || result.decision.verdict !== "PASS") {
         await warmAgents.discard(input.run.id);
       }
@@ -179,289 +200,14 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     }
   }
 
-  async function runOneStep(input: StepInput): Promise<StepResult> {
-    const { run, role, attempt } = input;
-    const events: StepResult["events"] = [];
-    const clock = phaseClock();
-    const dir = runDir(run.id);
-    await mkdir(dir, { recursive: true });
-    const state = await loadRunState(runDir(run.id));
-    const branch = run.branch ?? branchName(run.task.title, run.task.number, run.id);
-    // A workspace an earlier step's box wrote (a re-attempt, the next role): its .git must be
-    // git's own before the runner's git runs in it (git-dir-check.ts).
-    const gitEntry = lstatSync(join(dir, "repo", ".git"), { throwIfNoEntry: false });
-    const unsafe = gitEntry ? await gitDirProblem(join(dir, "repo")) : null;
-    if (unsafe) {
-      return {
-        decision: { role, verdict: "FAIL", reasons: [unsafe], overridden: false },
-        output: null,
-        feedback: feedbackFor(role, attempt, "failed", unsafe),
-        events,
-      };
-    }
-    const ws = await prepareWorkspace({
-      remote: run.repo.remote,
-      baseRef: run.repo.baseRef,
-      ...(run.repo.headRef !== undefined ? { headRef: run.repo.headRef } : {}),
-      dir: join(dir, "repo"),
-      branch,
-      knownBaseSha: run.baseSha,
-      ...(opts.remoteAuth && !existsSync(join(dir, "repo", ".git"))
-        ? { gitEnv: await opts.remoteAuth(run) }
-        : {}),
-    });
-    const runPatch = { baseSha: ws.baseSha, branch: ws.branch };
-    // Every attempt starts from a known tree: a builder re-attempt from the base (a crashed or
-    // questioned attempt's half-done edits are not built upon), a read-only step from HEAD
-    // (cleanSnapshot, below: it resets only a tree that is not clean).
-    if (role === "builder" && attempt > 1) await resetTree(ws.dir, ws.baseSha);
-    clock.mark("workspace");
-    const fail = (reasons: string[], extra: Partial<StepResult> = {}): StepResult => ({
-      decision: { role, verdict: "FAIL", reasons, overridden: false },
-      output: null,
-      feedback: feedbackFor(role, attempt, "failed", reasons.join("; ")),
-      events,
-      runPatch,
-      ...extra,
-    });
-
-    if (!state.setupDone && opts.config) {
-      const setup = setupToRun(opts.config);
-      if (setup.length > 0) {
-        // The setup commands get a HOME of their own: the agent's HOME holds only its skills.
-        const setupHome = join(dir, "setup-home");
-        await createAgentHome({ home: setupHome });
-        const r = await runSetup(setup, {
-          box: boxFor(role, ws.dir, setupHome, []),
-          workspace: ws.dir,
-          env: buildAgentEnv({
-            host: opts.hostEnv,
-            home: setupHome,
-            providerCredentials: {},
-            extra: {},
-          }),
-          forge: forgeArgv,
-          timeoutMs: opts.controlTimeoutMs ?? 20 * 60_000,
-        });
-        events.push({
-          type: "setup.finished",
-          data: { ok: r.ok, output: (await redactSecrets(r.output)).text },
-        });
-        if (!r.ok) return fail([`setup command failed: ${r.failed}`]);
-      }
-      state.setupDone = true;
-      state.notes.push(...boxFor(role, ws.dir, dir, []).describe().notes);
-      await saveRunState(runDir(run.id), state);
-    }
-
-    const target = {
-      run,
-      role,
-      index: input.index,
-      attempt,
-      ws,
-      stepDir: stepDirOf(run.id, input),
-    };
-    const warm = await warmAgents.take(warmKey(run.id, input));
-    warm?.launched.handle.hold(true);
-    const prepared = warm?.prepared ?? (await prepareAgent(launchDeps, target));
-    const readOnly = prepared.readOnly;
-    const home = prepared.home;
-    const settingsFile = prepared.settingsFile;
-    const ledgerFile = prepared.ledgerFile;
-    const stepDir = target.stepDir;
-    const providerOpts = prepared.providerOpts;
-    const boxInfo = prepared.box.describe();
-    events.push({
-      type: "step.prepared",
-      data: {
-        role,
-        attempt,
-        roleSource: prepared.definition.origin,
-        skills: prepared.skills.installed,
-        skillsMissing: prepared.skills.missing,
-        skillsRefused: prepared.skills.refused,
-        box: boxInfo.kind,
-        network: boxInfo.network,
-        warmStart: warm !== null,
-      },
-    });
-
-    clock.mark("prepare");
-    // The agent boots while the runner takes its snapshot and builds the prompt: an agent
-    // without a prompt reads nothing of the tree (an agent whose settings make it read the tree
-    // at its start waits for the snapshot, which may reset the tree).
-    // R4.5: a warm agent's snapshot was taken before it started, so it covers its whole life;
-    // behind a read-only step that left the tree as it found it, the tree is clean.
-    const early =
-      opts.provider.promptOnStdin && !warm && !input.signal.aborted && !prepared.readsTreeAtStart;
-    const launching: Promise<LaunchedAgent | null> = warm
-      ? Promise.resolve(warm.launched)
-      : early
-        ? launchAgent(launchDeps, prepared, invocationFor(launchDeps, prepared))
-        : Promise.resolve(null);
-    const reviewing = role === "reviewer" || role === "security";
-    const [diff, before] = await Promise.all([
-      reviewing ? diffs.diff(ws.dir, ws.baseSha, warm?.before?.head) : null,
-      warm?.before ?? (readOnly ? cleanSnapshot(ws.dir) : null),
-    ]).catch(async (error: unknown) => {
-      // The agent started for this step must not outlive it.
-      const started = await launching.catch(() => null);
-      if (started) await stopLaunched(started);
-      throw error;
-    });
-    clock.mark("write-check");
-    // The next step's agent can start now and wait for its prompt (warm-agents.ts): it reads
-    // nothing of the tree before its prompt, and gets nothing before its own step. It starts
-    // as early as this step's snapshot allows: it has 0.8 s of CPU to boot on a shared machine.
-    const warming =
-      input.next && warmStarts && opts.provider.promptOnStdin && !input.signal.aborted
-        ? warmNext(input, input.next, ws, before, events)
-        : Promise.resolve();
-    const prompt = buildPrompt({
-      role,
-      roleDefinition: prepared.definition.prompt,
-      ...(readOnly ? { readOnlySentences: readOnlyPromptSentences() } : {}),
-      task: input.task,
-      prior: input.prior,
-      answers: input.answers,
-      ...(diff ? { diff: diff.diff } : {}),
-      ...(reviewing
-        ? {
-            controls: state.controls.map((c) => ({
-              name: c.name,
-              advisory: c.advisory,
-              ok: c.exitCode === 0,
-              exitCode: c.exitCode,
-              output: c.output,
-            })),
-          }
-        : {}),
-      constraints: constraintsFor(role, readOnly),
-    });
-    let launched = await launching;
-    // A provider that takes its prompt on the command line starts only now, and so does an
-    // agent that reads the tree at its start.
-    if (!launched && !input.signal.aborted) {
-      const promptArg = opts.provider.promptOnStdin ? undefined : prompt;
-      launched = await launchAgent(
-        launchDeps,
-        prepared,
-        invocationFor(launchDeps, prepared, promptArg),
-      );
-    }
-    clock.mark("prepare");
-    const inv = launched?.invocation;
-    if (launched && inv?.stdinPrompt) launched.handle.send(inv.stdinPrompt(prompt));
-    // Once per process, while the agent works rather than after it (a cold one takes 0.1 s of
-    // the main thread): after the next agent's launch, which it would delay.
-    const soon = () => setImmediate(() => void prepareVerdicts());
-    warming.then(soon, soon);
-    const proc = launched
-      ? await launched.handle
-          .wait({
-            timeoutMs: opts.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT,
-            ...(providerOpts.maxTurns !== undefined ? { maxTurns: providerOpts.maxTurns } : {}),
-            signal: input.signal,
-            onToolUse: (lastTool) => input.progress({ role, lastTool }),
-            onRefusal: (refusal) => input.progress({ role, refusal }),
-            stopOnRefusal: (text) => text.includes(ROLE_GATE_VIOLATION),
-          })
-          .finally(() => launched?.cleanup())
-      : cancelledBeforeStart();
-    await warming;
-    clock.mark("agent");
-    const transcript = (await redactSecrets(proc.stdout.slice(-TRANSCRIPT_CAP))).text;
-    events.push({
-      type: "step.transcript",
-      data: {
-        role,
-        attempt,
-        bytes: proc.stdout.length,
-        truncated: proc.stdout.length > TRANSCRIPT_CAP,
-        turns: proc.turns,
-        stream: transcript,
-      },
-    });
-
-    const parsed = opts.provider.parseResult(proc.stdout);
-    const verdict = await decideVerdict(role, parsed.raw, diff ? { diff: diff.diff } : {});
-    let decision: Decision = verdict.decision;
-    const gate = await roleGateOutcome(ledgerFile, join(stepDir, "ledger.jsonl"), proc.stoppedBy);
-    if (gate) events.push({ type: "role_gate.violation", data: { role, ...gate } });
-    const runnerReasons = await processReasons(proc, {
-      timeoutMs: opts.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT,
-      maxTurns: providerOpts.maxTurns,
-      gate: gate?.detail,
-    });
-
-    clock.mark("verdict");
-    // R4.5 / R2.7: a read-only step that changed the tree FAILs, and its changes are discarded.
-    // Restoring runs git on the host: only on a .git that is git's own (a box that lets a
-    // read-only step write, worktree or container, could have planted links in it).
-    const unsafeAfter = before ? await gitDirProblem(ws.dir) : null;
-    if (unsafeAfter) runnerReasons.push(unsafeAfter);
-    else if (before) {
-      const wrote = await discardWrites(ws.dir, before, role);
-      if (wrote) {
-        events.push(wrote.event);
-        runnerReasons.push(wrote.reason);
-      }
-    }
-
-    clock.mark("write-check");
-    if (role === "builder" && runnerReasons.length === 0 && decision.verdict === "PASS") {
-      const checked = await checkBuilderWork({
-        ws,
-        runId: run.id,
-        config: opts.config,
-        ...(opts.controlTimeoutMs !== undefined ? { controlTimeoutMs: opts.controlTimeoutMs } : {}),
-        controlsBox: (extra = []) => boxFor(role, ws.dir, home, [settingsFile, ...extra]),
-        verifyDir: join(stepDir, "verify"),
-        controlsEnv: buildAgentEnv({
-          host: opts.hostEnv,
-          home,
-          providerCredentials: {},
-          extra: {},
-        }),
-        forge: forgeArgv,
-        state,
-        saveState: () => saveRunState(runDir(run.id), state),
-      });
-      events.push(...checked.events);
-      runnerReasons.push(...checked.reasons);
-    }
-
-    clock.mark("after");
-    events.push({ type: "step.timings", data: { role, attempt, phases: clock.phases() } });
-    if (runnerReasons.length > 0) {
-      decision = {
-        role,
-        verdict: "FAIL",
-        reasons: [...runnerReasons, ...decision.reasons],
-        overridden: decision.verdict === "PASS",
-      };
-    }
-    const request = readRequest(verdict.output);
-    const disposition =
-      request && runnerReasons.length === 0
-        ? "clarification"
-        : decision.verdict === "PASS"
-          ? "completed"
-          : "failed";
-    const summary =
-      typeof (verdict.output as { summary?: unknown } | null)?.summary === "string"
-        ? String((verdict.output as { summary: string }).summary).slice(0, 2000)
-        : decision.reasons.join("; ").slice(0, 2000);
-    const feedback = feedbackFor(role, attempt, disposition, summary, request ?? undefined);
-    return { decision, output: verdict.output, feedback, events, runPatch };
-  }
-
   const finishRun = createFinishRun({
     runDir,
     config: opts.config,
     ...(opts.remoteAuth ? { remoteAuth: opts.remoteAuth } : {}),
-    beforeFinish: (runId) => warmAgents.discard(runId),
+    beforeFinish: async (runId) => {
+      runs.forget(runId);
+      await warmAgents.discard(runId);
+    },
     diffs,
   });
 

@@ -7,7 +7,6 @@ import { ROLE_GATE_VIOLATION, verifyLedger } from "../policy/index.js";
 import type { Role } from "../roles/role-names.js";
 import { redactSecrets } from "../secrets/index.js";
 import type { AgentProcessResult } from "./agent-process.js";
-import { git } from "./git.js";
 import { readAgentFile } from "./read-agent-file.js";
 
 /** A role-gate ledger holds a line per violation, and the first one ends the step. */
@@ -64,15 +63,30 @@ export async function processReasons(
   return reasons;
 }
 
-export async function resetTree(dir: string, ref: string): Promise<void> {
-  await git(["reset", "--quiet", "--hard", ref], { cwd: dir });
-  await git(["clean", "-fdq"], { cwd: dir });
-}
+/** Files named in the prompt at most; the rest are counted. */
+const MAX_HIDDEN_NAMED = 20;
 
-export function constraintsFor(role: Role, readOnly: boolean): string[] {
+export function constraintsFor(
+  role: Role,
+  readOnly: boolean,
+  hidden: readonly string[] = [],
+): string[] {
   const c = [
     "Do not try to push: the runner pushes. Secret files (.env and filled variants, keys, credentials) are closed to you.",
+    "Your workspace holds one commit of the repository, without its history; files on secret paths are left out of it.",
   ];
+  if (hidden.length > 0) {
+    // File names are the repository's text: quoted, so none can read as an instruction.
+    const named = hidden
+      .slice(0, MAX_HIDDEN_NAMED)
+      .map((p) => JSON.stringify(p.slice(0, 200)))
+      .join(", ");
+    const more =
+      hidden.length > MAX_HIDDEN_NAMED ? ` and ${hidden.length - MAX_HIDDEN_NAMED} more` : "";
+    c.push(
+      `These committed files exist but are not shown to you: ${named}${more}. Do not create, edit or delete files at those paths; say in your answer if the task needs them.`,
+    );
+  }
   if (readOnly)
     c.push(
       "You may not change any file: forgechain snapshots the tree and FAILs a step that wrote.",

@@ -27,16 +27,19 @@ interface Entry {
 }
 
 /**
- * Scans the regular files of HEAD under `dir` (a directory of the workspace; paths relative to
- * it, as `git ls-files` gives them there). Exit 1 when a file holds a secret. Throws GitError
- * when the tree cannot be read: the caller reports the control as failed.
+ * Scans the regular files of a committed tree: HEAD under `dir` (a directory of a work tree;
+ * paths relative to it, as `git ls-files` gives them there), or, with `commit`, that commit of
+ * the repository `dir` (bare or not) below `subdir`. Exit 1 when a file holds a secret. Throws
+ * GitError when the tree cannot be read: the caller reports the control as failed.
  */
 export async function scanCommittedTree(
   dir: string,
-  opts: { batchBytes?: number } = {},
+  opts: { batchBytes?: number; commit?: string; subdir?: string } = {},
 ): Promise<TreeScanResult> {
+  const sub = (opts.subdir ?? "").replace(/^\.\/?|\/+$/g, "");
+  const treeish = opts.commit ? (sub ? `${opts.commit}:${sub}` : opts.commit) : "HEAD";
   // -l: sizes, so big files are skipped unread; from `dir`, ls-tree lists only its subtree.
-  const listed = await git(["ls-tree", "-r", "-z", "-l", "HEAD"], { cwd: dir });
+  const listed = await git(["ls-tree", "-r", "-z", "-l", treeish], { cwd: dir });
   let tracked = 0;
   const files: Entry[] = [];
   const skipped: string[] = [];

@@ -10,7 +10,10 @@ import type { VerifyFromBaseResult } from "../guard/stop-verify.js";
 import { readVerifyScriptFromBase } from "../guard/stop-verify.js";
 
 export interface VerifyInBox {
+  /** Where the script runs: the controls' checkout of the builder's work. */
   workspace: string;
+  /** The runner's own repository the base's script is read from (never the workspace). */
+  repo: string;
   baseSha: string;
   /** A runner-owned directory for the script's copy, outside the workspace and the HOME. */
   scriptDir: string;
@@ -22,7 +25,7 @@ export interface VerifyInBox {
 
 export async function verifyFromBaseInBox(v: VerifyInBox): Promise<VerifyFromBaseResult> {
   const { baseSha, script } = await readVerifyScriptFromBase({
-    repoDir: v.workspace,
+    repoDir: v.repo,
     baseRef: v.baseSha,
   });
   if (script === null) {
@@ -31,9 +34,10 @@ export async function verifyFromBaseInBox(v: VerifyInBox): Promise<VerifyFromBas
   // The copy lives where the builder never could write (the box sees it read-only), so the
   // script that runs is the base commit's, byte for byte.
   await rm(v.scriptDir, { recursive: true, force: true });
-  await mkdir(v.scriptDir, { recursive: true, mode: 0o700 });
+  // Readable by the box's user, writable by nobody in the box (it is bound read-only).
+  await mkdir(v.scriptDir, { recursive: true, mode: 0o755 });
   const file = join(v.scriptDir, "verify.sh");
-  await writeFile(file, script, { mode: 0o400 });
+  await writeFile(file, script, { mode: 0o444 });
   try {
     const r = await execInBox(
       v.box(v.scriptDir),

@@ -12,16 +12,18 @@
 // warm successor is never used).
 
 import { type LaunchedAgent, type PreparedAgent, stopLaunched } from "./agent-launch.js";
-import type { TreeSnapshot } from "./tree-snapshot.js";
+import type { TreeManifest } from "./tree-manifest.js";
 
 export interface WarmAgent {
   prepared: PreparedAgent;
   launched: LaunchedAgent;
   /**
-   * R4.5: behind a read-only step, the tree as it was before the warm agent started; null:
-   * the step snapshots the tree itself when it starts (behind the builder).
+   * R4.5: a read-only step's workspace as it was laid out, before the warm agent started
+   * (null for a writer). A workspace moved to another commit later is listed again then.
    */
-  before: TreeSnapshot | null;
+  before: TreeManifest | null;
+  /** The agents' commit the warm agent's workspace was laid out at. */
+  commit: string;
 }
 
 export interface WarmKey {

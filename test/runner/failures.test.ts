@@ -69,7 +69,10 @@ function otherRepo(): { objects: string; cleanup: () => void } {
   return { objects: join(other.dir, ".git", "objects"), cleanup: other.cleanup };
 }
 
-/** The builder FAILed for `reason`, the run failed, and no forge/ branch reached the remote. */
+/**
+ * The builder FAILed for `reason`, the run failed, and nothing of the builder's reached the
+ * remote: no forge/ branch, or one that holds only the run output on top of the base.
+ */
 function expectBuilderRefused(
   r: { final: { state: string }; status: { steps: StepRecord[] }; f: { repo: string } },
   reason: string,
@@ -78,7 +81,12 @@ function expectBuilderRefused(
   expect(builder?.state).toBe("failed");
   expect(builder?.decision?.reasons.join(" ")).toContain(reason);
   expect(r.final.state).toBe("failed");
-  expect(gitIn(r.f.repo, "branch", "--list", "forge/*").trim()).toBe("");
+  for (const branch of gitIn(r.f.repo, "branch", "--list", "--format=%(refname:short)", "forge/*")
+    .split("\n")
+    .filter(Boolean)) {
+    const changed = gitIn(r.f.repo, "diff", "--name-only", `main...${branch}`).trim().split("\n");
+    expect(changed.every((file) => file.startsWith(".forge/run-output-"))).toBe(true);
+  }
 }
 
 describe("write detection (R4.5)", () => {
@@ -255,29 +263,24 @@ describe("the workspace's git config stays the runner's (R2.5, R7.1)", () => {
   });
 });
 
-describe("the workspace's .git stays git's own (R2.5, R7.1)", () => {
-  it("a link the builder's code plants in .git is not written through by the runner's git", async () => {
-    // `git commit` writes the message to .git/COMMIT_EDITMSG by a plain open: through a link,
-    // the runner's commit on the host would overwrite any file it may write.
+describe("nothing the builder plants in .git acts on the host (R4.7)", () => {
+  it("a link the builder's code plants in .git is never written through on the host", async () => {
+    // `git commit` writes the message to .git/COMMIT_EDITMSG by a plain open. The runner's git
+    // never runs in the builder's workspace: the commit runs in the builder's box, where the
+    // link's target does not exist, so the builder's own work cannot be read and it FAILs.
     const { victim, cleanup } = victimFile();
     const testSh = `#!/bin/sh\nln -sf '${victim}' .git/COMMIT_EDITMSG && echo linked\nexit 0\n`;
     const r = await runChain(builderWritesTestSh(testSh));
     try {
       expect(readFileSync(victim, "utf8")).toBe("untouched\n");
-      expectBuilderRefused(r, ".git/COMMIT_EDITMSG in .git is a link or a special file");
-      const output = r.events.find((e) => e.type === "runner.run.output");
-      expect(output?.data.pushed).toBe(false);
+      expectBuilderRefused(r, "the builder's work could not be read from its workspace");
     } finally {
       cleanup();
       await r.f.cleanup();
     }
   });
-});
 
-describe("a builder re-attempt starts only on a .git that is git's own (R2.5, R6.1)", () => {
-  it("a link planted before a question is not written through when the answer re-attempts", async () => {
-    // The re-attempt resets the tree to the base: `git reset --hard` appends to .git/logs/HEAD
-    // by a plain open, so a link there would make the runner append to a file outside.
+  it("a link planted before a question is gone when the answer re-attempts: a fresh workspace", async () => {
     const { victim, cleanup } = victimFile();
     const testSh = `#!/bin/sh\nln -sf '${victim}' .git/logs/HEAD && echo linked\nexit 0\n`;
     const ask: Turn = {
@@ -294,16 +297,19 @@ describe("a builder re-attempt starts only on a .git that is git's own (R2.5, R6
       },
     };
     const base = demoScript();
+    const builderRoute = base.routes?.find((r) => r.marker === "forgechain step: builder");
     server.setScript({
       ...base,
       routes: [
-        { marker: "Answers to your earlier questions", turns: [] },
+        // The re-attempt does the demo builder's work: its commit runs in a new workspace.
+        { marker: "Answers to your earlier questions", turns: builderRoute?.turns ?? [] },
         ...(withRole(
           "builder",
           [
             {
               tools: [{ name: "Write", input: { file_path: "scripts/test.sh", content: testSh } }],
             },
+            { tools: [{ name: "Bash", input: { command: "make test" } }] },
             ask,
           ],
           base,
@@ -323,12 +329,12 @@ describe("a builder re-attempt starts only on a .git that is git's own (R2.5, R6
       });
       await f.stack.engine.resume(run.id);
       const final = await f.stack.engine.settled(run.id);
-      expect(final?.state).toBe("failed");
-      const builder = (await f.stack.engine.status(run.id)).steps.find((s) => s.role === "builder");
-      expect(builder?.decision?.reasons.join(" ")).toContain(
-        ".git/logs/HEAD in .git is a link or a special file",
-      );
+      expect(final?.state).toBe("passed");
       expect(readFileSync(victim, "utf8")).toBe("untouched\n");
+      // The first attempt's scripts/test.sh (the one that planted the link) is not built on.
+      const testSh = gitIn(f.repo, "show", `${final?.branch ?? ""}:scripts/test.sh`);
+      expect(testSh).not.toContain("ln -sf");
+      expect(gitIn(f.repo, "show", `${final?.branch ?? ""}:greet.sh`)).toContain("!");
     } finally {
       cleanup();
       await f.cleanup();
@@ -336,15 +342,16 @@ describe("a builder re-attempt starts only on a .git that is git's own (R2.5, R6
   });
 });
 
-describe("the workspace's git objects stay its own (R2.5, R7.1)", () => {
-  it("also when the borrowing starts in the runner's own verify run, after the builder stopped", async () => {
+describe("objects the builder's code borrows never reach the host (R4.7)", () => {
+  it("borrowing in the runner's own verify run changes nothing that is pushed", async () => {
     const other = otherRepo();
-    // The Stop hook's run only leaves a mark; the runner's second run of verify borrows.
+    // Only in the controls' checkout (it has no alternates of its own): the builder's box
+    // keeps its workspace whole, the runner's verify run borrows.
     const testSh = [
       "#!/bin/sh",
-      "if [ -f .git/forge-test-ran ]; then",
+      "if [ ! -f .git/objects/info/alternates ]; then",
       `  echo '${other.objects}' > .git/objects/info/alternates && echo borrowed`,
-      "else touch .git/forge-test-ran; fi",
+      "fi",
       "exit 0",
       "",
     ].join("\n");
@@ -352,23 +359,24 @@ describe("the workspace's git objects stay its own (R2.5, R7.1)", () => {
     try {
       const verify = r.events.find((e) => e.type === "verify.finished");
       expect(String(verify?.data.output)).toContain("borrowed");
-      expectBuilderRefused(r, "borrows git objects from elsewhere");
+      expect(r.final.state).toBe("passed");
+      const branch = r.final.branch ?? "";
+      expect(gitIn(r.f.repo, "ls-tree", "-r", "--name-only", branch)).not.toContain("private.txt");
     } finally {
       other.cleanup();
       await r.f.cleanup();
     }
   });
 
-  it("a builder whose code makes the workspace borrow objects from another repository FAILs, nothing pushed", async () => {
-    // Another repository on this machine: with its objects listed in alternates, the runner's
-    // git (diff, scan, push, on the host) would read them, and push any a commit points at.
+  it("a builder whose code makes its workspace borrow objects from another repository FAILs, nothing pushed", async () => {
+    // Another repository on this machine: its objects are not in the builder's box, so the
+    // bundle of the builder's work cannot be made; nothing of it reaches the host.
     const other = otherRepo();
     const testSh = `#!/bin/sh\necho '${other.objects}' > .git/objects/info/alternates && echo borrowed\nexit 0\n`;
     const r = await runChain(builderWritesTestSh(testSh));
     try {
-      // The Stop hook's verify ran the script in the box; the runner refused before its own.
       expect(r.events.find((e) => e.type === "verify.finished")).toBeUndefined();
-      expectBuilderRefused(r, "borrows git objects from elsewhere (.git/objects/info/alternates)");
+      expectBuilderRefused(r, "the builder's work could not be read from its workspace");
     } finally {
       other.cleanup();
       await r.f.cleanup();

@@ -115,7 +115,7 @@ describe("runBuiltinControls", () => {
           origin: "floor",
         },
       ],
-      dir,
+      { repo: dir, commit: gitIn(dir, "rev-parse", "HEAD") },
     );
     expect(found).toMatchObject({ id: "security", advisory: true, exitCode: 1 });
     expect(found?.output).toMatch(/^a\.txt:1: github: /m);
@@ -130,7 +130,7 @@ describe("runBuiltinControls", () => {
           origin: "floor",
         },
       ],
-      dir,
+      { repo: dir, commit: gitIn(dir, "rev-parse", "HEAD") },
     );
     expect(missing?.exitCode).toBe(2);
     expect(missing?.output).toMatch(/^forge:secret-scan: /);

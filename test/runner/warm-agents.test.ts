@@ -33,7 +33,7 @@ function fakeAgent(opts: { exited?: boolean } = {}): Fake {
     },
   };
   return {
-    agent: { prepared: {} as PreparedAgent, launched, before: null },
+    agent: { prepared: {} as PreparedAgent, launched, before: null, commit: "0".repeat(40) },
     killed: () => killed,
     cleaned: () => cleaned,
   };

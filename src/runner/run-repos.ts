@@ -1,0 +1,195 @@
+// The runner's own repositories of a run (R4.7, R4.8). git's rule: fetching from an untrusted
+// repository is safe, running git inside one is not. So the host's git runs only in two bare
+// repositories the runner creates and never binds writable into a box:
+// - `real.git`: a clone of the remote. The base is measured here; the builder's work is
+//   re-applied onto the real base here; the diff, the secret scan, the run output's commit and
+//   the push all happen here.
+// - `agents.git`: the commits agents see — the base without the files on secret paths and
+//   without history (agent-tree.ts), then the builder's imported work on top of it. Every
+//   step's workspace is laid out from it inside a box (step-workspace.ts).
+// Refs of agents.git: `refs/forge/base` (what the architect and the builder start from) and
+// `refs/forge/head` (what the reviewer and security review). Refs of real.git:
+// `refs/forge/work` (the builder's work re-applied onto the real base).
+import { existsSync } from "node:fs";
+import { mkdir, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { isHiddenPath, listTree, sanitizedCommit } from "./agent-tree.js";
+import { git, gitLine } from "./git.js";
+
+export interface RunRepos {
+  real: string;
+  agents: string;
+}
+
+export interface RunBase {
+  /** The measured base in the real repository (R5.2). */
+  baseSha: string;
+  /** Review chains: the real head under review. */
+  headSha?: string;
+  /** agents.git: the base agents start from. */
+  agentBase: string;
+  /** agents.git: what read-only steps after the builder (or in a review) look at. */
+  agentHead: string;
+  /** real.git: what the real diff ends at — the builder's re-applied work or the review's head. */
+  workHead: string;
+  /** Files on secret paths left out of the agents' commits (base and head). */
+  hidden: string[];
+}
+
+export const AGENT_BASE_REF = "refs/forge/base";
+export const AGENT_HEAD_REF = "refs/forge/head";
+export const WORK_REF = "refs/forge/work";
+
+export function runRepos(runDir: string): RunRepos {
+  return { real: join(runDir, "git", "real.git"), agents: join(runDir, "git", "agents.git") };
+}
+
+/**
+ * Creates the run's repositories when they are missing (a resumed run reuses them): the
+ * remote is cloned bare into a temporary name and renamed, so a crash mid-clone leaves
+ * nothing half-made under the real name.
+ */
+/** The git credential for the remote, asked for only when the remote is really used. */
+export type GitAuth = () => Promise<Record<string, string> | undefined>;
+
+export async function openRunRepos(
+  runDir: string,
+  remote: string,
+  auth?: GitAuth,
+): Promise<RunRepos> {
+  const repos = runRepos(runDir);
+  const parent = join(runDir, "git");
+  await mkdir(parent, { recursive: true, mode: 0o700 });
+  if (!existsSync(join(repos.real, "HEAD"))) {
+    const tmp = `${repos.real}.partial`;
+    await rm(tmp, { recursive: true, force: true });
+    const env = await auth?.();
+    await git(["clone", "--quiet", "--bare", "--", remote, tmp], {
+      cwd: parent,
+      ...(env ? { env } : {}),
+    });
+    await rename(tmp, repos.real);
+  }
+  if (!existsSync(join(repos.agents, "HEAD"))) {
+    const tmp = `${repos.agents}.partial`;
+    await rm(tmp, { recursive: true, force: true });
+    await git(["init", "--quiet", "--bare", tmp], { cwd: parent });
+    await rename(tmp, repos.agents);
+  }
+  return repos;
+}
+
+/** A ref of the remote (a branch name or a commit id) as a commit id of real.git. */
+export async function resolveRemoteRef(real: string, ref: string, auth?: GitAuth): Promise<string> {
+  const found = await commitOf(real, ref);
+  if (found) return found;
+  // A pull request's head that no branch holds: fetch that commit by its id.
+  if (/^[0-9a-f]{40}$/.test(ref)) {
+    const env = await auth?.();
+    await git(["fetch", "--quiet", "--no-tags", "origin", ref], {
+      cwd: real,
+      allowFailure: true,
+      ...(env ? { env } : {}),
+    });
+    const fetched = await commitOf(real, ref);
+    if (fetched) return fetched;
+  }
+  throw new Error(`base ref "${ref}" does not exist in the repository`);
+}
+
+async function commitOf(real: string, ref: string): Promise<string | null> {
+  if (ref.startsWith("-")) return null;
+  for (const candidate of [`refs/heads/${ref}`, ref]) {
+    const r = await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], {
+      cwd: real,
+      allowFailure: true,
+    });
+    if (r.exitCode === 0) return r.stdout.trim();
+  }
+  return null;
+}
+
+/** The value of a ref, or null when it does not exist. */
+export async function readRef(repo: string, ref: string): Promise<string | null> {
+  const r = await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], {
+    cwd: repo,
+    allowFailure: true,
+  });
+  return r.exitCode === 0 ? r.stdout.trim() : null;
+}
+
+export async function setRef(repo: string, ref: string, sha: string): Promise<void> {
+  await git(["update-ref", ref, sha], { cwd: repo });
+}
+
+/**
+ * Measures the base (and, for a review, the head) in real.git and gives agents.git its
+ * commits. Idempotent: a resumed run finds its refs and keeps them (the first measure wins).
+ */
+export async function measureRun(
+  repos: RunRepos,
+  o: {
+    runId: string;
+    baseRef: string;
+    headRef?: string;
+    knownBaseSha?: string | null;
+    auth?: GitAuth;
+  },
+): Promise<RunBase> {
+  const base = await resolveRemoteRef(repos.real, o.baseRef, o.auth);
+  const headSha =
+    o.headRef !== undefined ? await resolveRemoteRef(repos.real, o.headRef, o.auth) : undefined;
+  const baseSha =
+    o.knownBaseSha ??
+    (headSha ? await gitLine(["merge-base", base, headSha], { cwd: repos.real }) : base);
+  let agentBase = await readRef(repos.agents, AGENT_BASE_REF);
+  if (!agentBase) {
+    const s0 = await sanitizedCommit(repos.real, baseSha, null, o.runId);
+    agentBase = await shareCommit(repos, s0.commit, AGENT_BASE_REF);
+  }
+  let agentHead = await readRef(repos.agents, AGENT_HEAD_REF);
+  if (!agentHead) {
+    if (headSha) {
+      const sh = await sanitizedCommit(repos.real, headSha, agentBase, o.runId);
+      agentHead = await shareCommit(repos, sh.commit, AGENT_HEAD_REF);
+    } else {
+      agentHead = agentBase;
+      await setRef(repos.agents, AGENT_HEAD_REF, agentBase);
+    }
+  }
+  const hidden = new Set<string>();
+  for (const commit of headSha ? [baseSha, headSha] : [baseSha]) {
+    for (const e of await listTree(repos.real, commit))
+      if (isHiddenPath(e.path)) hidden.add(e.path);
+  }
+  const workHead = (await readRef(repos.real, WORK_REF)) ?? headSha ?? baseSha;
+  return {
+    baseSha,
+    ...(headSha ? { headSha } : {}),
+    agentBase,
+    agentHead,
+    workHead,
+    hidden: [...hidden].sort(),
+  };
+}
+
+/**
+ * Copies one sanitized commit from real.git into agents.git under `ref`. The fetch moves
+ * only what that commit reaches: its parent chain is sanitized too, so no object of a secret
+ * file and no real history crosses.
+ */
+async function shareCommit(repos: RunRepos, commit: string, ref: string): Promise<string> {
+  const staging = `refs/forge/share/${ref.split("/").pop()}`;
+  await setRef(repos.real, staging, commit);
+  await git(["fetch", "--quiet", "--no-tags", repos.real, `+${staging}:${ref}`], {
+    cwd: repos.agents,
+  });
+  return commit;
+}
+
+/** Brings a commit of agents.git (the builder's imported work) into real.git. */
+export async function fetchFromAgents(repos: RunRepos, ref: string): Promise<void> {
+  await git(["fetch", "--quiet", "--no-tags", repos.agents, `+${ref}:refs/forge/agents/head`], {
+    cwd: repos.real,
+  });
+}
