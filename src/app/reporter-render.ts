@@ -5,6 +5,7 @@
  */
 import type { StoredRequest } from "../chain/ports.js";
 import type { RunEvent, RunRecord, StepRecord } from "../chain/types.js";
+import { verifyInputsNotice, verifyInputsTouched } from "../policy/index.js";
 
 const STATE_MARK: Record<string, string> = {
   queued: "⏳",
@@ -102,8 +103,24 @@ export function renderSticky(input: StickyInput): string {
       `**forge/gate:** ${input.gate.conclusion === "success" ? "✅" : "❌"} ${input.gate.title}`,
     );
   }
+  const verifyNotice = verifyInputsNotice(
+    verifyInputsTouched(gateProtectedFiles(input.events)),
+    `/forge approve ${run.id}`,
+  );
+  if (verifyNotice) lines.push("", `⚠️ ${verifyNotice}`);
   lines.push("", `**Next:** ${nextAction(input)}`);
   return lines.join("\n");
+}
+
+/**
+ * The protected files the newest gate decision found (the reporter journals them with the gate
+ * as "gate.set", GATE_EVENT in reporter.ts). Verify inputs are protected by default, so the
+ * ones a change touched are among them (R4.8).
+ */
+function gateProtectedFiles(events: readonly RunEvent[]): string[] {
+  const gate = [...events].reverse().find((e) => e.type === "gate.set");
+  const files = gate?.data.protectedFiles;
+  return Array.isArray(files) ? files.filter((f): f is string => typeof f === "string") : [];
 }
 
 function nextAction(input: StickyInput): string {

@@ -79,6 +79,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   note("budgets.max_turns", D, deployment.budgets.max_turns);
   note("budgets.max_budget_usd", D, deployment.budgets.max_budget_usd);
   note("budgets.request_budget", D, deployment.budgets.request_budget);
+  note("review.max_diff_bytes", D, deployment.review.max_diff_bytes);
 
   // Layer 2: the stack preset (the first detected stack; the others are named).
   const stacks = [...(input.stacks ?? detectStacks(input.rootFiles ?? []))];
@@ -116,6 +117,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   note("budgets.max_turns", R, repo.budgets?.max_turns);
   note("budgets.max_budget_usd", R, repo.budgets?.max_budget_usd);
   note("budgets.request_budget", R, repo.budgets?.request_budget);
+  note("review.max_diff_bytes", R, repo.review?.max_diff_bytes);
 
   // Provider models: the tier map of the chosen provider, then the repository's tiers.
   const providerName = top<ResolvedConfig["provider"]["name"]["value"]>("provider.name");
@@ -236,6 +238,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
       maxBudgetUsd: top("budgets.max_budget_usd") ?? null,
       requestBudget: need("budgets.request_budget"),
     },
+    review: { maxDiffBytes: need("review.max_diff_bytes") },
     trusted,
     roleOverrides: repo.roles ?? {},
     trace,

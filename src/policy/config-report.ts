@@ -1,3 +1,4 @@
+import { formatBytes } from "./byte-size.js";
 import { controlsToRun, setupValidateDigest } from "./controls.js";
 import type { ConfigIssue } from "./issues.js";
 import { formatIssue } from "./issues.js";
@@ -40,6 +41,7 @@ export function resolvedConfigJson(
     handbook: config.handbook,
     provider: config.provider,
     budgets: config.budgets,
+    review: config.review,
     trusted: config.trusted,
     roles: registry,
     setup_validate_digest: setupValidateDigest(config),
@@ -90,6 +92,10 @@ export function formatResolvedConfig(
   const b = config.budgets;
   lines.push(
     `budgets: request ${b.requestBudget.value}${b.maxTurns ? `, max turns ${b.maxTurns.value}` : ""}${b.maxBudgetUsd ? `, max USD ${b.maxBudgetUsd.value}` : ""}`,
+  );
+  const diff = config.review.maxDiffBytes;
+  lines.push(
+    `review: diffs up to ${formatBytes(diff.value)} (${diff.value} bytes) are shown whole, larger ones fail  [${diff.origin}]`,
   );
   if (config.trusted.length > 0)
     lines.push(`trusted: ${config.trusted.map((t) => t.login).join(", ")}`);

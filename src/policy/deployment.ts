@@ -1,4 +1,10 @@
-import type { ControlSpec, ProviderName, ReviewEvent, Tier } from "./forge-config-schema.js";
+import {
+  type ControlSpec,
+  DIFF_LIMIT,
+  type ProviderName,
+  type ReviewEvent,
+  type Tier,
+} from "./forge-config-schema.js";
 import { DEFAULT_PROTECTED_PATHS } from "./protected-paths.js";
 
 /**
@@ -23,6 +29,8 @@ export interface DeploymentConfig {
     models: Record<ProviderName, Partial<Record<Tier, string>>>;
   };
   budgets: { max_turns?: number; max_budget_usd?: number; request_budget: number };
+  /** The largest diff the reviewer and security are shown, in bytes (see DIFF_LIMIT). */
+  review: { max_diff_bytes: number };
   trusted: string[];
 }
 
@@ -38,5 +46,6 @@ export const DEFAULT_DEPLOYMENT: DeploymentConfig = {
     models: { claude: { fast: "haiku", balanced: "sonnet", deep: "opus" }, codex: {} },
   },
   budgets: { request_budget: 3 },
+  review: { max_diff_bytes: DIFF_LIMIT.default },
   trusted: [],
 };

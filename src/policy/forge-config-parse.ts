@@ -1,5 +1,11 @@
 import { BUILTIN_CONTROLS } from "./builtin-controls.js";
-import { FORGE_CONFIG_PATH, type ForgeConfig, ForgeConfigSchema } from "./forge-config-schema.js";
+import { formatBytes } from "./byte-size.js";
+import {
+  DIFF_LIMIT,
+  FORGE_CONFIG_PATH,
+  type ForgeConfig,
+  ForgeConfigSchema,
+} from "./forge-config-schema.js";
 import { ConfigError } from "./issues.js";
 import { suggest, translateZodIssues, type UnknownKeyRule } from "./schema-issues.js";
 import { parseYamlSource, type YamlSource } from "./yaml-source.js";
@@ -42,6 +48,9 @@ function fixFor(path: string, value: unknown): string | undefined {
     return "use a folder path inside the repository, without .., ./ or a leading /";
   }
   if (path.startsWith("roles.skills.")) return "skill names are slugs: a-z, 0-9 and -";
+  if (path === "review.max_diff_bytes") {
+    return `use a whole number of bytes from ${DIFF_LIMIT.min} (${formatBytes(DIFF_LIMIT.min)}) to ${DIFF_LIMIT.max} (${formatBytes(DIFF_LIMIT.max)}), e.g. max_diff_bytes: 524288 for 512 KiB`;
+  }
   return undefined;
 }
 

@@ -12,6 +12,17 @@ export const PROVIDER_NAMES = ["claude", "codex"] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 export const REVIEW_EVENTS = ["opened", "synchronize"] as const;
 export type ReviewEvent = (typeof REVIEW_EVENTS)[number];
+/**
+ * How much diff the reviewer and security may be shown (`review.max_diff_bytes`). The whole
+ * diff is shown or the step fails before its agent starts — never a cut (R4.7). The floor
+ * keeps an ordinary change reviewable; the ceiling is what a model's context window can hold
+ * with the role's instructions and the control results beside it (about 600k tokens of code).
+ */
+export const DIFF_LIMIT = {
+  default: 256 * 1024,
+  min: 16 * 1024,
+  max: 2 * 1024 * 1024,
+} as const;
 export const REGISTRY_ROLES = ["architect", "builder", "reviewer", "security", "docs"] as const;
 export type RegistryRole = (typeof REGISTRY_ROLES)[number];
 
@@ -147,6 +158,20 @@ export const ForgeConfigSchema = z
           .describe("the most questions a run may ask a human: 1 to 3"),
       })
       .optional(),
+    review: z
+      .strictObject({
+        max_diff_bytes: z
+          .number()
+          .int()
+          .min(DIFF_LIMIT.min)
+          .max(DIFF_LIMIT.max)
+          .optional()
+          .describe(
+            `the largest diff in bytes the reviewer and security are shown whole (a larger change fails before they start): ${DIFF_LIMIT.min} (16 KiB) to ${DIFF_LIMIT.max} (2 MiB), default ${DIFF_LIMIT.default} (256 KiB)`,
+          ),
+      })
+      .optional()
+      .describe("what the reviewer and security are shown"),
     trusted: z
       .array(z.string().regex(LOGIN).describe("a GitHub login"))
       .max(100)

@@ -9,6 +9,7 @@ export {
   isBuiltinRun,
   isKnownBuiltin,
 } from "./builtin-controls.js";
+export { formatBytes } from "./byte-size.js";
 export { canonicalJson, contentDigest, sha256Hex } from "./canonical-json.js";
 export { type ResolveInput, resolveConfig } from "./cascade.js";
 export { forgeConfigJsonSchema, forgeConfigJsonSchemaText } from "./config-json-schema.js";
@@ -42,6 +43,7 @@ export { applyFloor, FLOOR_CONTROLS, FLOOR_SECURITY_CONTROL } from "./floor.js";
 export { type ParsedForgeConfig, parseForgeConfig } from "./forge-config-parse.js";
 export {
   type ControlSpec,
+  DIFF_LIMIT,
   FORGE_CONFIG_PATH,
   type ForgeConfig,
   ForgeConfigSchema,
@@ -74,6 +76,7 @@ export {
 } from "./profiles.js";
 export {
   DEFAULT_PROTECTED_PATHS,
+  FORGE_STEERING_PATHS,
   normaliseRepoPath,
   type ProtectedTouch,
   touchesProtected,
@@ -104,3 +107,9 @@ export {
   type RoleGateViolationCode,
   roleGateViolationEntry,
 } from "./role-gate.js";
+export {
+  codeSpan,
+  DEFAULT_VERIFY_INPUTS,
+  verifyInputsNotice,
+  verifyInputsTouched,
+} from "./verify-inputs.js";

@@ -1,11 +1,14 @@
-import ignore from "ignore";
+import { isNegation, matchingFiles, normaliseRepoPath } from "./path-match.js";
+import { DEFAULT_VERIFY_INPUTS } from "./verify-inputs.js";
+
+export { isNegation, normaliseRepoPath };
 
 /**
- * The deployment's protected paths (R8.4): the files that steer forge itself or the CI that
- * judges a change. A change touching one is never auto-merged. gitignore syntax: a pattern
- * without a slash matches at any depth (CODEOWNERS may live in the root, docs/ or .github/).
+ * The files that steer forge itself or the CI that judges a change (R8.4). gitignore syntax:
+ * a pattern without a slash matches at any depth (CODEOWNERS may live in the root, docs/ or
+ * .github/).
  */
-export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
+export const FORGE_STEERING_PATHS: readonly string[] = [
   ".github/workflows/**",
   ".github/actions/**",
   ".github/forge.yml",
@@ -16,10 +19,17 @@ export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
   ".gitmodules",
 ];
 
-/** A negated gitignore pattern ("!x") would UN-protect x; no layer may contribute one. */
-export function isNegation(pattern: string): boolean {
-  return pattern.trimStart().startsWith("!");
-}
+/**
+ * The deployment's protected paths (R8.4): a change touching one is never auto-merged. The
+ * steering files above, and the files a verify script or a control executes (verify-inputs.ts):
+ * verify and the controls run the builder's version of those, so their passing is no
+ * independent evidence and a maintainer must look (R4.8). Both are in this one list so the
+ * gate, which always adds it, protects them whatever a deployment or a repository says.
+ */
+export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
+  ...FORGE_STEERING_PATHS,
+  ...DEFAULT_VERIFY_INPUTS.filter((p) => !FORGE_STEERING_PATHS.includes(p)),
+];
 
 export interface ProtectedTouch {
   touched: boolean;
@@ -39,27 +49,6 @@ export function touchesProtected(
   changedFiles: readonly string[],
   patterns: readonly string[],
 ): ProtectedTouch {
-  const matcher = ignore({ ignorecase: true }).add(
-    patterns.filter((p) => !isNegation(p) && p.trim() !== ""),
-  );
-  const files: string[] = [];
-  for (const file of changedFiles) {
-    const path = normaliseRepoPath(file);
-    if (path === null || matcher.ignores(path)) files.push(file);
-  }
+  const files = matchingFiles(changedFiles, patterns);
   return { touched: files.length > 0, files };
-}
-
-/** `a/./b//c` → `a/b/c`; null when the path is not inside the repository. */
-export function normaliseRepoPath(file: string): string | null {
-  let path = file.replace(/\\/g, "/").replace(/^(\.\/)+/, "");
-  if (path.startsWith("/") || /[\0\n\r]/.test(path)) return null;
-  const out: string[] = [];
-  for (const part of path.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") return null;
-    out.push(part);
-  }
-  path = out.join("/");
-  return path === "" ? null : path;
 }

@@ -57,6 +57,8 @@ export interface ResolvedConfig {
     maxBudgetUsd: Sourced<number> | null;
     requestBudget: Sourced<number>;
   };
+  /** The largest diff, in bytes, the reviewer and security are shown whole (R4.7). */
+  review: { maxDiffBytes: Sourced<number> };
   trusted: Array<{ login: string; origin: Origin }>;
   /** The repository's role overrides, applied by freezeRegistry (registry.ts). */
   roleOverrides: RoleOverrides;

@@ -258,8 +258,9 @@ function article(expected: string): string {
     case "string":
       return "a string";
     case "number":
-    case "int":
       return "a number";
+    case "int":
+      return "a whole number";
     default:
       return expected;
   }

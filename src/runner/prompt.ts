@@ -3,14 +3,17 @@
 // never the builder's summary or transcript (the builder's account is a claim, not evidence).
 import type { PriorOutput } from "../chain/ports.js";
 import type { HumanResponse, TaskInput, WorkerRequest } from "../chain/types.js";
+import { DIFF_LIMIT } from "../policy/index.js";
 import type { Role } from "../roles/role-names.js";
+import { assertLimit, DiffTooLargeError, diffBytes } from "./diff-budget.js";
 import { FENCE_PREAMBLE, fence } from "./fence.js";
 
 export const LIMITS = {
   title: 512,
   body: 32 * 1024,
   plan: 32 * 1024,
-  diff: 256 * 1024,
+  /** The default for the diff; the repository's `review.max_diff_bytes` replaces it. */
+  diff: DIFF_LIMIT.default,
   control: 16 * 1024,
   answer: 8 * 1024,
 };
@@ -31,6 +34,12 @@ export interface PromptParts {
   prior: PriorOutput[];
   answers: Array<{ request: WorkerRequest; response: HumanResponse }>;
   diff?: string;
+  /**
+   * The most diff bytes the reviewer and security may be shown; LIMITS.diff when absent.
+   * The diff is shown whole or not at all: over the limit, buildPrompt throws
+   * DiffTooLargeError (the runner checks `diffTooLarge` first and fails the step).
+   */
+  diffLimitBytes?: number;
   controls?: ControlResultForPrompt[];
   constraints: string[];
 }
@@ -57,7 +66,14 @@ export function buildPrompt(p: PromptParts): string {
   }
   if ((p.role === "reviewer" || p.role === "security") && p.diff !== undefined) {
     out.push("", "## The change under review: git diff from the measured base");
-    out.push(fence(p.diff || "(empty diff)", { label: "diff", maxBytes: LIMITS.diff }));
+    // R4.7: never a cut diff — every other part below may be cut with a visible note, the
+    // change under review may not (padding that sorts first would push the payload out).
+    const limit = p.diffLimitBytes ?? LIMITS.diff;
+    assertLimit(limit);
+    const bytes = diffBytes(p.diff);
+    if (bytes > limit) throw new DiffTooLargeError(bytes, limit);
+    const whole = Number.POSITIVE_INFINITY; // checked above; the fence must not cut it
+    out.push(fence(p.diff || "(empty diff)", { label: "diff", maxBytes: whole }));
     out.push(
       "You did not write this code. You get the ticket, the diff and the control results; " +
         "judge the change on those, not on anyone's description of it.",

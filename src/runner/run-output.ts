@@ -2,6 +2,7 @@
 // the builder's own account marked as a claim (nothing verifies it, R5.2), advisory warnings.
 // Everything passes through `redact` before it is written: this file is committed and pushed.
 import type { RunRecord, StepRecord } from "../chain/types.js";
+import { verifyInputsNotice } from "../policy/index.js";
 
 export interface ControlSummary {
   name: string;
@@ -16,6 +17,11 @@ export interface RunOutputInput {
   diffStat: string;
   controls: ControlSummary[];
   notes: string[];
+  /**
+   * Changed files that verify or a control executes (`verifyInputsTouched` over the diff's
+   * files): named so nobody reads the controls' pass as independent of the builder (R4.8).
+   */
+  verifyInputs?: string[];
   redact: (text: string) => Promise<string>;
 }
 
@@ -61,6 +67,8 @@ export async function renderRunOutput(input: RunOutputInput): Promise<string> {
       `> ⚠️ ${warnings.length} advisory control(s) failed: ${warnings.map((w) => w.name).join(", ")}. They do not block.`,
     );
   }
+  const verifyNotice = verifyInputsNotice(input.verifyInputs ?? [], `/forge approve ${run.id}`);
+  if (verifyNotice) lines.push("", "## What verify ran", "", `> ⚠️ ${verifyNotice}`);
   lines.push("", "## Diff stat", "", "```", input.diffStat || "(no changes)", "```");
   for (const s of steps) {
     if (!s.decision && s.output == null) continue;

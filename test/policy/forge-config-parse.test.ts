@@ -128,6 +128,7 @@ describe("parseForgeConfig", () => {
         "handbook: { repo: acme/handbook, ref: 0123456789abcdef0123456789abcdef01234567 }",
         "provider: { name: claude, models: { fast: haiku, balanced: sonnet, deep: opus } }",
         "budgets: { max_turns: 10, max_budget_usd: 1.5, request_budget: 1 }",
+        "review: { max_diff_bytes: 524288 }",
         "trusted: [octocat]",
         "roles: { enabled: [docs], skills: { builder: [tdd] }, allowed_tools: { reviewer: [Read] } }",
       ].join("\n"),

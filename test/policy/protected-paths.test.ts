@@ -18,13 +18,17 @@ describe("touchesProtected: the gate's one question", () => {
       "scripts/verify.sh",
       ".github/actions/setup/action.yml",
       ".gitmodules",
+      // The files verify and the controls execute (verify-inputs.ts) are protected too.
+      "scripts/build.sh",
+      "Makefile",
+      "package.json",
     ];
     for (const file of touched) expect(touchesProtected([file], P).touched, file).toBe(true);
     const free = [
       "src/index.ts",
       "README.md",
       ".github/ISSUE_TEMPLATE/bug.md",
-      "scripts/build.sh",
+      "lib/scripts/build.sh",
       "claude.md",
     ];
     for (const file of free) expect(touchesProtected([file], P).touched, file).toBe(false);

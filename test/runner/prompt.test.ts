@@ -2,8 +2,9 @@ import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { RunRecord } from "../../src/chain/types.js";
 import { buildAgentEnv, EnvLeakError } from "../../src/runner/agent-env.js";
+import { DiffTooLargeError } from "../../src/runner/diff-budget.js";
 import { fence, truncateUtf8 } from "../../src/runner/fence.js";
-import { buildPrompt } from "../../src/runner/prompt.js";
+import { buildPrompt, LIMITS } from "../../src/runner/prompt.js";
 import { renderRunOutput } from "../../src/runner/run-output.js";
 import { gitIn, makeRepo, tempDir } from "../helpers/git-repo.js";
 
@@ -80,6 +81,71 @@ describe("buildPrompt", () => {
       constraints: [],
     });
     expect(p).toMatch(/<untrusted-data label="ticket-body"[^>]*>\nPlease add hello\(\)\./);
+  });
+});
+
+const KiB = 1024;
+
+/** A diff whose padding file sorts first and pushes the real change past the old 256 KiB cut. */
+function paddedDiff(padBytes: number): string {
+  const pad = `diff --git a/aaa-padding.txt b/aaa-padding.txt\n+${"x".repeat(padBytes)}\n`;
+  const payload = "diff --git a/src/zz.ts b/src/zz.ts\n+export const BACKDOOR_MARKER = true;\n";
+  return pad + payload;
+}
+
+describe("buildPrompt never cuts the diff", () => {
+  const base = {
+    roleDefinition: "You review.",
+    task: { title: "t", body: "b" },
+    prior: [],
+    answers: [],
+    constraints: [],
+  };
+
+  it("a padded diff over the limit is refused, for the reviewer and for security", () => {
+    const diff = paddedDiff(312_000);
+    for (const role of ["reviewer", "security"] as const) {
+      let thrown: unknown;
+      try {
+        buildPrompt({ ...base, role, diff });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, role).toBeInstanceOf(DiffTooLargeError);
+      expect((thrown as DiffTooLargeError).limitBytes).toBe(LIMITS.diff);
+      expect((thrown as DiffTooLargeError).bytes).toBe(Buffer.byteLength(diff));
+      expect((thrown as Error).message).toMatch(/^diff too large to review: /);
+    }
+  });
+
+  it("a diff that fits is there whole, to its last line, with no cut note", () => {
+    const diff = paddedDiff(300_000);
+    const prompt = buildPrompt({ ...base, role: "reviewer", diff, diffLimitBytes: 512 * KiB });
+    expect(prompt).toContain(diff);
+    expect(prompt).toContain("BACKDOOR_MARKER");
+    expect(prompt).not.toContain("cut by forgechain");
+  });
+
+  it("a diff of exactly the limit is there whole", () => {
+    const diff = "y".repeat(16 * KiB);
+    const prompt = buildPrompt({ ...base, role: "security", diff, diffLimitBytes: 16 * KiB });
+    expect(prompt).toContain(diff);
+    expect(prompt).not.toContain("cut by forgechain");
+    expect(() =>
+      buildPrompt({ ...base, role: "security", diff: `${diff}y`, diffLimitBytes: 16 * KiB }),
+    ).toThrow(DiffTooLargeError);
+  });
+
+  it("other parts keep their visible cut", () => {
+    const prompt = buildPrompt({
+      ...base,
+      role: "reviewer",
+      diff: "+ok",
+      controls: [
+        { name: "test", advisory: false, ok: true, exitCode: 0, output: "z".repeat(20 * KiB) },
+      ],
+    });
+    expect(prompt).toContain(`[… ${20 * KiB - LIMITS.control} more bytes cut by forgechain]`);
   });
 });
 

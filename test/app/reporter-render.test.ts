@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { evaluateGate } from "../../src/app/gate.js";
+import { GATE_EVENT } from "../../src/app/reporter.js";
+import { renderSticky, type StickyInput } from "../../src/app/reporter-render.js";
+import type { RunEvent, RunRecord, StepRecord } from "../../src/chain/types.js";
+import type { Role } from "../../src/roles/role-names.js";
+
+const HEAD = "b".repeat(40);
+
+const run: RunRecord = {
+  id: "run9",
+  chain: "change",
+  state: "passed",
+  task: { title: "t", body: "" },
+  repo: { remote: "x", baseRef: "main" },
+  baseSha: "a".repeat(40),
+  branch: "forge/9-t",
+  snapshot: { digest: "d", content: {} },
+  requestBudget: 1,
+  createdAt: "",
+  updatedAt: "",
+};
+
+const steps: StepRecord[] = (["architect", "builder", "reviewer", "security"] as Role[]).map(
+  (role, index) => ({
+    runId: run.id,
+    index,
+    role,
+    state: "passed",
+    attempt: 1,
+    decision: { role, verdict: "PASS", reasons: [], overridden: false },
+    output: null,
+    startedAt: null,
+    finishedAt: null,
+  }),
+);
+
+/** The sticky comment after the reporter set the gate for a change touching `changed`. */
+function stickyAfterGate(changed: string[]): string {
+  const gate = evaluateGate({ run, steps, events: [], headSha: HEAD, changedFiles: changed });
+  // What the reporter journals when it sets the gate (reporter.ts, setGate).
+  const event: RunEvent = {
+    seq: 1,
+    runId: run.id,
+    type: GATE_EVENT,
+    data: {
+      headSha: HEAD,
+      conclusion: gate.conclusion,
+      title: gate.title,
+      awaitingApproval: gate.awaitingApproval,
+      protectedFiles: gate.protectedFiles.slice(0, 50),
+    },
+    at: "",
+  };
+  const input: StickyInput = {
+    run,
+    steps,
+    pending: [],
+    events: [event],
+    gate: {
+      conclusion: gate.conclusion,
+      title: gate.title,
+      awaitingApproval: gate.awaitingApproval,
+    },
+    pull: { number: 3 },
+  };
+  return renderSticky(input);
+}
+
+describe("sticky comment: what verify ran", () => {
+  it("names the changed files verify and the controls execute among the protected ones", () => {
+    const body = stickyAfterGate(["src/greet.ts", "Makefile", "CODEOWNERS", "package.json"]);
+    expect(body).toContain(
+      "⚠️ Files that verify or the controls execute were changed: `Makefile`, `package.json`. " +
+        "The base's verify script and the controls ran the builder's version of them, so their " +
+        "passing is not independent evidence; a maintainer must approve with `/forge approve run9`.",
+    );
+    // CODEOWNERS is protected, but verify does not run it.
+    expect(body).not.toMatch(/execute were changed:[^.]*CODEOWNERS/);
+    expect(body).toContain("**forge/gate:** ❌ Gate closed: protected paths need an approval");
+  });
+
+  it("says nothing about verify when none of its inputs changed", () => {
+    for (const changed of [["src/greet.ts"], ["CODEOWNERS"]]) {
+      expect(stickyAfterGate(changed)).not.toContain("verify or the controls execute");
+    }
+  });
+});
