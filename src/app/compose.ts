@@ -4,10 +4,17 @@
  * queue, box gate, snapshots. Tests pass their own runner (the layer below the engine) or
  * box gate; nothing else is faked.
  */
+import { readFileSync } from "node:fs";
 import { createChainEngine } from "../chain/engine.js";
 import { randomIds } from "../chain/ids.js";
 import type { Clock, JournalStore, Logger, StepRunner } from "../chain/ports.js";
 import { createSealer } from "../seal/index.js";
+import {
+  knownSecretsFromEnv,
+  knownSecretsFromJson,
+  registerKnownSecretBytes,
+  registerKnownSecrets,
+} from "../secrets/index.js";
 import { RecentDeliveries } from "./app.js";
 import { createAppRunner } from "./app-runner.js";
 import { realBoxGate, realSnapshots } from "./box-snapshot.js";
@@ -39,6 +46,7 @@ export interface ComposeInput {
 
 export function composeServices(input: ComposeInput): AppServices {
   const { settings, store, installations, logger } = input;
+  registerDeploymentSecrets(settings, input.gateKey);
   const clock = input.clock ?? { now: () => new Date() };
   const index = new RunIndex(store);
   const reporter = createReporter({
@@ -97,4 +105,31 @@ export function composeServices(input: ComposeInput): AppServices {
     snapshots: input.snapshots ?? realSnapshots(settings),
     logger,
   };
+}
+
+/**
+ * Every secret value the deployment holds is searched, in any encoding, in every text the App
+ * scans: diffs, role outputs, run output, the push check (R3.3). Installation tokens are
+ * registered as they are fetched (gitAuthEnv). Idempotent: registering twice changes nothing.
+ */
+export function registerDeploymentSecrets(
+  settings: Pick<DeploymentSettings, "env" | "loginFile">,
+  gateKey: Buffer,
+): void {
+  registerKnownSecrets(knownSecretsFromEnv(settings.env));
+  registerKnownSecretBytes(gateKey);
+  const files: [string | undefined, (text: string) => string[]][] = [
+    [settings.env.PRIVATE_KEY_PATH, (text) => [text]],
+    [settings.loginFile, knownSecretsFromJson],
+  ];
+  for (const [path, valuesOf] of files) {
+    if (!path) continue;
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch {
+      continue; // Probot and the credential check report a missing file; nothing to search
+    }
+    registerKnownSecrets(valuesOf(text));
+  }
 }

@@ -5,10 +5,17 @@
  * holds the plain URL), never on a command line (visible in /proc), never in an agent's
  * environment (agent-env.ts builds that from an allowlist).
  */
+import { registerKnownSecrets } from "../secrets/index.js";
+
 const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+// An installation token lives an hour; kept a day so a late copy is still caught, then
+// forgotten so that the known values do not grow with every token the App ever fetched.
+const TOKEN_MEMORY_MS = 24 * 3600_000;
 
 export function gitAuthEnv(token: string): Record<string, string> {
   if (!/^[\x21-\x7e]{1,512}$/.test(token)) throw new TypeError("not a usable token");
+  // Every scan (diff, outputs, run output, the push check) now looks for it in any encoding.
+  registerKnownSecrets([token], { forgetAfterMs: TOKEN_MEMORY_MS });
   const basic = Buffer.from(`x-access-token:${token}`, "utf8").toString("base64");
   return {
     GIT_CONFIG_COUNT: "1",

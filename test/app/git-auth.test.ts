@@ -1,6 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { gitAuthEnv, gitWebBase, repoRemote } from "../../src/app/git-auth.js";
 import { buildAgentEnv } from "../../src/runner/agent-env.js";
+import { clearKnownSecretsForTests, scanSecrets } from "../../src/secrets/index.js";
+
+afterEach(() => clearKnownSecretsForTests());
 
 describe("the installation token reaches git only", () => {
   const token = `ghs_${"A".repeat(36)}`;
@@ -39,5 +42,16 @@ describe("the installation token reaches git only", () => {
     });
     expect(JSON.stringify(agent)).not.toContain("extraHeader");
     expect(Object.keys(agent).some((k) => k.startsWith("GIT_CONFIG_KEY"))).toBe(false);
+  });
+
+  it("registers the token it is given, so every secret scan looks for it in any encoding", async () => {
+    // An older GitHub Enterprise token shape that no secret rule knows.
+    const opaque = `v1.${"0123456789abcdef".repeat(3).slice(0, 40)}`;
+    const everyByte = Buffer.from(opaque).toString("hex").replace(/../g, "%$&");
+    expect(await scanSecrets(`leaked ${everyByte}`)).toEqual([]);
+    gitAuthEnv(opaque);
+    expect((await scanSecrets(`leaked ${everyByte}`)).map((f) => f.ruleId)).toEqual([
+      "known-secret",
+    ]);
   });
 });

@@ -31,6 +31,11 @@ export const fake = {
     const dashes = "-----";
     return `${dashes}BEGIN ${kind}PRIVATE KEY${dashes}\n${lines.join("\n")}\n${dashes}END ${kind}PRIVATE KEY${dashes}`;
   },
+  /**
+   * A secret no shape rule knows (a webhook secret, a password): only the known-value search
+   * can find it. `??>>~~` makes its base64 hold `/` and `+`, so base64url differs.
+   */
+  opaqueSecret: (): string => `forge-test-${chars(24)}-??>>~~??`,
   /** The body line of a private key that must never survive redaction. */
   privateKeyBodyLine(bodyLength = 256): string {
     return (this.privateKey("RSA ", bodyLength).split("\n")[2] ?? "").trim();
