@@ -4,6 +4,7 @@
 // rewrite its own rules).
 import { chmod, copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { type BoxUser, handToBox } from "../boxes/box-user.js";
 
 export interface AgentHome {
   home: string;
@@ -13,6 +14,12 @@ export async function createAgentHome(opts: {
   home: string;
   /** Path of the user's Claude Code login to copy in (mode 0600), when no API key is used. */
   claudeCredentials?: string;
+  /**
+   * The box's user: the HOME and everything in it become its own (the box writes its HOME, and
+   * only the owner reads the 0600 login). Whatever is added later must be handed over again
+   * (handToBox) before the box starts.
+   */
+  user?: BoxUser;
 }): Promise<AgentHome> {
   await rm(opts.home, { recursive: true, force: true });
   await mkdir(join(opts.home, ".claude"), { recursive: true, mode: 0o700 });
@@ -34,5 +41,6 @@ export async function createAgentHome(opts: {
     await copyFile(opts.claudeCredentials, target);
     await chmod(target, 0o600);
   }
+  await handToBox(opts.home, opts.user);
   return { home: opts.home };
 }

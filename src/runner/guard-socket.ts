@@ -2,9 +2,10 @@
 // listening socket in a step directory of its own, hands the descriptor to the box, and closes
 // its copy once the box has it. The box sees the directory read-only, so the agent can neither
 // remove the socket nor bind another in its place.
-import { chmodSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
+import type { BoxUser } from "../boxes/box-user.js";
 
 export interface GuardSocket {
   /** The socket's path (host and box: the directory is bound at the same path). */
@@ -28,8 +29,17 @@ const MAX_SOCKET_PATH = 100;
  * their own processes). The directory is new and short (a step directory under FORGE_HOME can
  * exceed sun_path). Node's server is used only to bind and listen; it never accepts: the box
  * starts after this returns, and the runner closes its copy right after spawning.
+ *
+ * With a switched box `user`, the hooks in the box run as that user and must connect (connect(2)
+ * needs write permission on the socket and search on its directory): the directory (0700) and
+ * the socket (0600) are given to the box user and opened to nobody else. Other boxes run as the
+ * same uid but never see the directory: it is bound into this box alone, and a box's /tmp is
+ * its own.
  */
-export async function openGuardSocket(parent = "/tmp"): Promise<GuardSocket | null> {
+export async function openGuardSocket(
+  parent = "/tmp",
+  user?: BoxUser,
+): Promise<GuardSocket | null> {
   const dir = mkdtempSync(join(parent, "forge-g-")); // mode 0700
   const path = join(dir, "guard.sock");
   const remove = () => rmSync(dir, { recursive: true, force: true });
@@ -48,6 +58,10 @@ export async function openGuardSocket(parent = "/tmp"): Promise<GuardSocket | nu
   });
   renameSync(staging, path);
   chmodSync(path, 0o600);
+  if (user?.switched) {
+    chownSync(path, user.uid, user.gid);
+    chownSync(dir, user.uid, user.gid);
+  }
   // Node exposes a listening socket's descriptor only on its handle (stable for many majors;
   // checked here, and without it there is simply no server).
   const fd = (server as unknown as { _handle?: { fd?: unknown } })._handle?.fd;

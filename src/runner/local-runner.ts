@@ -132,7 +132,11 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
    * laid out now — at the agents' head as it is: behind the builder, the base, moved to the
    * builder's work when that step starts (step-prepare.ts).
    */
-  function warmNext(input: StepInput, next: NonNullable<StepInput["next"]>): Promise<void> {
+  function warmNext(
+    input: StepInput,
+    next: NonNullable<StepInput["next"]>,
+    events: StepResult["events"],
+  ): Promise<void> {
     return warmAgents.prepare(warmKey(input.run.id, next), async () => {
       if (needsSetup(next.role, opts.config)) return null;
       const g = await runs.get(input.run);
@@ -149,13 +153,19 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
         stepDir,
         roleRepoDir: g.roleFilesDir,
       });
-      // An agent that reads the tree at its start would keep a stale picture of it (a run
-      // frozen with settings that lack `includeGitInstructions: false`): it starts cold.
-      if (prepared.readsTreeAtStart) return null;
+      // An agent that reads the tree at its start (a run frozen with settings that lack
+      // `includeGitInstructions: false`) would keep a stale picture of a workspace that moves
+      // before its prompt — the reviewer's, laid out before the builder's work exists: it
+      // starts cold. Behind a read-only step the workspace stays as laid out.
+      if (prepared.readsTreeAtStart && input.role === "builder") return null;
       if (input.signal.aborted || !opts.provider.promptOnStdin) return null;
       const before = prepared.readOnly ? await manifestOf(laid.ws.dir) : null;
       const launched = await launchAgent(launchDeps, prepared, invocationFor(launchDeps, prepared));
       launched.handle.hold(false);
+      events.push({
+        type: "agent.warm_started",
+        data: { next, startedAt: new Date().toISOString() },
+      });
       return { prepared, launched, before, commit: laid.commit };
     });
   }
@@ -174,9 +184,9 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     stepDirOf,
     branchOf,
     takeWarm: (input) => warmAgents.take(warmKey(input.run.id, input)),
-    warmNext: (input, next) =>
+    warmNext: (input, next, events) =>
       input.next && warmStarts && opts.provider.promptOnStdin && !input.signal.aborted
-        ? warmNext(input, next)
+        ? warmNext(input, next, events)
         : Promise.resolve(),
     commitFor,
   };

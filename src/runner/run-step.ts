@@ -60,7 +60,11 @@ export interface StepContext {
   stepDirOf(runId: string, s: StepKey): string;
   branchOf(run: RunRecord): string;
   takeWarm(input: StepInput): Promise<WarmAgent | null>;
-  warmNext(input: StepInput, next: NonNullable<StepInput["next"]>): Promise<void>;
+  warmNext(
+    input: StepInput,
+    next: NonNullable<StepInput["next"]>,
+    events: StepResult["events"],
+  ): Promise<void>;
   commitFor(role: Role, g: RunGit): string;
 }
 
@@ -164,7 +168,7 @@ export async function runOneStep(c: StepContext, input: StepInput): Promise<Step
     return fail([tooLarge]);
   }
   // The next step's agent can start now and wait for its prompt (warm-agents.ts).
-  const warming = input.next ? c.warmNext(input, input.next) : Promise.resolve();
+  const warming = input.next ? c.warmNext(input, input.next, events) : Promise.resolve();
   const controls = reviewing ? await controlsForPrompt(state.controls) : undefined;
   const prompt = buildPrompt({
     role,

@@ -1,9 +1,10 @@
 /**
  * The layer below the engine for the handler tests: verdicts come from a ScriptedRunner
- * (test/chain), but the git side is real — a clone of the run's remote where the real
- * runner puts it (FORGE_HOME/work/<run>/repo), a builder commit touching `touches`, the run
- * output committed and the branch pushed to the bare "GitHub" repository — so the gate
- * reads a real diff. The real local runner with the real claude CLI is in test/e2e/app-*.
+ * (test/chain), but the git side is real — a clone of the run's remote, a builder commit
+ * touching `touches`, the run output committed and the branch pushed to the bare "GitHub"
+ * repository, every commit also kept where the real runner keeps its own repository
+ * (FORGE_HOME/work/<run>/git/real.git) — so the gate reads a real diff. The real local runner
+ * with the real claude CLI is in test/e2e/app-*.
  */
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -22,6 +23,19 @@ export class GitStepRunner implements StepRunner {
 
   private dir(run: RunRecord): string {
     return join(this.forgeHome, "work", run.id, "repo");
+  }
+
+  /** The commits of the clone, in the real runner's own repository (changed-files.ts reads it). */
+  private async keep(run: RunRecord): Promise<void> {
+    const dir = this.dir(run);
+    const real = join(this.forgeHome, "work", run.id, "git", "real.git");
+    if (!existsSync(join(real, "HEAD"))) {
+      await mkdir(dirname(real), { recursive: true });
+      await git(["clone", "--quiet", "--bare", "--", run.repo.remote, real], {
+        cwd: dirname(real),
+      });
+    }
+    await git(["push", "--quiet", "--force", real, "HEAD:refs/forge/work"], { cwd: dir });
   }
 
   async runStep(input: StepInput): Promise<StepResult> {
@@ -47,6 +61,7 @@ export class GitStepRunner implements StepRunner {
       await git(["add", "-A"], { cwd: dir });
       await git(["commit", "--quiet", "-m", "builder"], { cwd: dir, allowFailure: true });
     }
+    await this.keep(run);
     const result = await this.scripted.runStep(input);
     return { ...result, runPatch: { baseSha, branch } };
   }
@@ -71,6 +86,7 @@ export class GitStepRunner implements StepRunner {
     await writeFile(join(dir, path), `# run ${run.id}\n`);
     await git(["add", "--force", "--", path], { cwd: dir });
     await git(["commit", "--quiet", "-m", "run output"], { cwd: dir });
+    await this.keep(run);
     const head = await gitLine(["rev-parse", "HEAD"], { cwd: dir });
     await git(["push", "--quiet", "origin", `HEAD:refs/heads/${run.branch}`], { cwd: dir });
     return {

@@ -168,7 +168,7 @@ describe("warm starts (the next agent waits for its prompt)", () => {
       const first = JSON.stringify(requestsOf("reviewer")[0]?.body ?? "");
       expect(first).toContain("gitStatus");
       expect(first).toMatch(/Status:\\n\(clean\)/);
-      expect(first).toContain("forge: builder changes for run");
+      expect(first).toContain("forgechain: the builder's work (run");
       expect(first).toContain("forgechain step: reviewer");
     } finally {
       await f.cleanup();
