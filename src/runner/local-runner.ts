@@ -12,10 +12,12 @@ import type { RunRecord } from "../chain/types.js";
 import { type Profile, profileToBoxOptions, type ResolvedConfig } from "../policy/index.js";
 import type { Provider } from "../providers/types.js";
 import type { Role } from "../roles/role-names.js";
+import { knownSecretsFromEnv, registerKnownSecrets } from "../secrets/index.js";
 import { buildAgentEnv } from "./agent-env.js";
 import { type AgentLaunchDeps, invocationFor, launchAgent, prepareAgent } from "./agent-launch.js";
 import { createDiffCache } from "./diff.js";
 import { createFinishRun } from "./finish-run.js";
+import { registerLoginFile } from "./login-secrets.js";
 import { createRunGitCache } from "./run-git.js";
 import { runOneStep, type StepContext } from "./run-step.js";
 import { commitFor, layOutStep, needsSetup, type StepPrepareDeps } from "./step-prepare.js";
@@ -59,6 +61,10 @@ export interface LocalRunnerOptions {
 }
 
 export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
+  // R4.8: the credentials this runner holds are searched, in every encoding, in everything it
+  // scans — the diff before a push, outputs, the run output (src/secrets/known-secrets.ts).
+  registerKnownSecrets(knownSecretsFromEnv(opts.hostEnv));
+  if (opts.claudeCredentialsFile) registerLoginFile(opts.claudeCredentialsFile);
   const runDir = (id: string) => join(opts.forgeHome, "work", id);
   const forgeArgv = [process.execPath, join(opts.installRoot, "bin", "forge.js")];
   // The box must see the toolbox (node, forgechain, the claude binary) even if it lives under

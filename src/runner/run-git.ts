@@ -6,6 +6,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunRecord } from "../chain/types.js";
 import { ROLES } from "../roles/role-names.js";
+import { registerKnownSecrets, secretFileValues } from "../secrets/index.js";
 import { git } from "./git.js";
 import { measureRun, openRunRepos, type RunBase, type RunRepos } from "./run-repos.js";
 
@@ -44,7 +45,10 @@ export function createRunGitCache(o: {
       auth,
     });
     const roleFilesDir = join(dir, "role-files");
-    await writeRoleFiles(repos.real, base.baseSha, roleFilesDir);
+    await Promise.all([
+      writeRoleFiles(repos.real, base.baseSha, roleFilesDir),
+      registerHiddenValues(repos.real, base),
+    ]);
     return { repos, base, roleFilesDir };
   }
   return {
@@ -69,6 +73,32 @@ export function createRunGitCache(o: {
       cache.delete(runId);
     },
   };
+}
+
+/** Hidden files read for their values at most, and at most this large each. */
+const MAX_HIDDEN_FILES = 200;
+const MAX_HIDDEN_BYTES = 64 * 1024;
+
+/**
+ * The values of the files agents are not shown (secret-file-values.ts says why): the controls
+ * see them, and whatever a control prints is redacted of them before anyone reads it.
+ */
+async function registerHiddenValues(real: string, base: RunBase): Promise<void> {
+  const commits = base.headSha ? [base.baseSha, base.headSha] : [base.baseSha];
+  const specs = commits.flatMap((c) =>
+    base.hidden.slice(0, MAX_HIDDEN_FILES).map((path) => `${c}:${path}`),
+  );
+  if (specs.length === 0) return;
+  const sizes = await git(["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"], {
+    cwd: real,
+    input: `${specs.join("\n")}\n`,
+  });
+  for (const line of sizes.stdout.split("\n")) {
+    const [oid, type, size] = line.split(" ");
+    if (!oid || type !== "blob" || Number(size) > MAX_HIDDEN_BYTES) continue;
+    const text = await git(["cat-file", "blob", oid], { cwd: real });
+    registerKnownSecrets(secretFileValues(text.stdout));
+  }
 }
 
 async function writeRoleFiles(real: string, baseSha: string, dir: string): Promise<void> {

@@ -22,8 +22,9 @@ import {
 import { cancelledBeforeStart } from "./agent-process.js";
 import { checkBuilderWork } from "./builder-checks.js";
 import type { DiffCache } from "./diff.js";
-import type { LocalRunnerOptions } from "./local-runner.js";
 import { diffTooLarge } from "./diff-budget.js";
+import type { LocalRunnerOptions } from "./local-runner.js";
+import { registerAgentLogin } from "./login-secrets.js";
 import { buildPrompt, LIMITS } from "./prompt.js";
 import type { RunGit, RunGitCache } from "./run-git.js";
 import { loadRunState, saveRunState } from "./run-state.js";
@@ -213,6 +214,9 @@ export async function runOneStep(c: StepContext, input: StepInput): Promise<Step
         .finally(() => launched?.cleanup())
     : cancelledBeforeStart();
   await warming;
+  if (opts.claudeCredentialsFile) {
+    await registerAgentLogin(join(home, ".claude", ".credentials.json"));
+  }
   clock.mark("agent");
   const transcript = (await redactSecrets(proc.stdout.slice(-TRANSCRIPT_CAP))).text;
   events.push({

@@ -9,3 +9,4 @@ export type { DeepSecretFinding } from "./redact.js";
 export { redactDeep, redactionMarker, redactSecrets } from "./redact.js";
 export type { SecretFinding } from "./scan.js";
 export { scanSecrets } from "./scan.js";
+export { secretFileValues } from "./secret-file-values.js";
