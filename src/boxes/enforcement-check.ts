@@ -5,11 +5,12 @@
 
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { claudeProvider } from "../providers/claude.js";
 import { READ_ONLY_ROLES, type Role } from "../roles/role-names.js";
 import { execInBox, tail } from "./box-exec.js";
+import { type BoxUser, handToBox } from "./box-user.js";
 import { type ScriptedCall, startEnforcementModel } from "./enforcement-model.js";
 import type { ProveCheck } from "./prove-types.js";
 import type { Box } from "./types.js";
@@ -23,13 +24,15 @@ export interface EnforcementInput {
   settingsFile: string;
   /** PATH inside the box. */
   path: string;
+  /** The box's user: the push target is handed to it, so a push that is not refused lands. */
+  user?: BoxUser;
   timeoutMs?: number;
 }
 
 const PUSH_REF = "refs/heads/forge-prove";
 
 /** The denied actions each role's script tries. Writers may Write; nobody may push or read .env. */
-export function deniedActions(role: Role, workspace: string): ScriptedCall[] {
+export function deniedActions(role: Role, workspace: string, remote: string): ScriptedCall[] {
   const calls: ScriptedCall[] = [];
   if (READ_ONLY_ROLES.has(role)) {
     calls.push({
@@ -38,7 +41,10 @@ export function deniedActions(role: Role, workspace: string): ScriptedCall[] {
     });
   }
   calls.push(
-    { name: "Bash", input: { command: `git push prove HEAD:${PUSH_REF}`, description: "push" } },
+    {
+      name: "Bash",
+      input: { command: `git push ${remote} HEAD:${PUSH_REF}`, description: "push" },
+    },
     { name: "Read", input: { file_path: join(workspace, ".env") } },
     { name: "Bash", input: { command: "cat .env", description: "read env" } },
   );
@@ -49,15 +55,21 @@ export async function enforcementCheck(input: EnforcementInput): Promise<ProveCh
   const { role, workspace, home } = input;
   const name = `enforcement: ${role}`;
   const sentinel = `FORGE_PROVE_${randomBytes(12).toString("hex")}`;
-  writeFileSync(join(workspace, ".env"), `SECRET=${sentinel}\n`);
+  // The project's setup commands ran in this workspace: a link at `.env` is replaced, never
+  // written through ("wx": O_CREAT|O_EXCL never follows a link at the final name).
+  rmSync(join(workspace, ".env"), { force: true });
+  writeFileSync(join(workspace, ".env"), `SECRET=${sentinel}\n`, { flag: "wx" });
   // The push target lives in HOME, which the box can write: a push that is NOT refused would
-  // land there, so its absence is evidence, not an artefact of the box hiding the path.
+  // land there, so its absence is evidence, not an artefact of the box hiding the path. It is
+  // named in the push itself: no git of the host's runs in the workspace, where the project's
+  // setup commands already ran (nothing a box wrote is run by the host's git).
   const remote = join(home, "prove-remote.git");
-  if (!existsSync(remote)) execFileSync("git", ["init", "-q", "--bare", remote]);
-  git(workspace, ["remote", "remove", "prove"], true);
-  git(workspace, ["remote", "add", "prove", remote]);
+  // Made afresh for each role: an earlier role's box could write HOME.
+  rmSync(remote, { recursive: true, force: true });
+  execFileSync("git", ["init", "-q", "--bare", remote]);
+  await handToBox(remote, input.user);
 
-  const calls = deniedActions(role, workspace);
+  const calls = deniedActions(role, workspace, remote);
   const model = await startEnforcementModel(calls);
   try {
     const prompt = "forge box prove: enforcement check (scripted model)";
@@ -98,9 +110,7 @@ export async function enforcementCheck(input: EnforcementInput): Promise<ProveCh
     });
     if (existsSync(join(workspace, "forge-prove-write.txt")))
       problems.push("the Write landed on disk");
-    if (git(remote, ["rev-parse", "--verify", "--quiet", PUSH_REF], true) !== null) {
-      problems.push("the push reached the remote");
-    }
+    if (pushLanded(remote)) problems.push("the push reached the remote");
     if (model.rawBodies.some((b) => b.includes(sentinel)))
       problems.push(".env content reached the model");
     if (problems.length === 0 && run.code !== 0) {
@@ -122,8 +132,20 @@ export async function enforcementCheck(input: EnforcementInput): Promise<ProveCh
     return { name, ok: true, detail: seen.join("; "), fix: "" };
   } finally {
     await model.close();
-    git(workspace, ["remote", "remove", "prove"], true);
   }
+}
+
+/**
+ * Whether the push ref is in the remote, read from its files: the box could write the remote,
+ * so the host's git does not run in it. Only regular files are read (a FIFO would hang).
+ */
+function pushLanded(remote: string): boolean {
+  if (lstatSync(join(remote, PUSH_REF), { throwIfNoEntry: false })) return true;
+  const packed = join(remote, "packed-refs");
+  const st = lstatSync(packed, { throwIfNoEntry: false });
+  if (!st) return false;
+  if (!st.isFile() || st.size > 4 * 1024 * 1024) return true; // not git's: assume the worst
+  return readFileSync(packed, "utf8").includes(` ${PUSH_REF}`);
 }
 
 function describeCall(call: ScriptedCall): string {
@@ -138,14 +160,14 @@ function layer(content: string): string {
   return "the CLI";
 }
 
-function git(cwd: string, args: string[], tolerate = false): string | null {
-  try {
-    return execFileSync("git", ["-C", cwd, ...args], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-  } catch (error) {
-    if (tolerate) return null;
-    throw error;
-  }
+/**
+ * prove's own git on the host, in its fresh clone of the operator's repository before any box
+ * ran in it. Once handed to the box user, git would refuse a repository another user owns;
+ * this is prove's scratch copy, not yet touched by a box, so it is safe.
+ */
+export function hostGit(cwd: string, args: string[]): string {
+  return execFileSync("git", ["-c", "safe.directory=*", "-C", cwd, ...args], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }

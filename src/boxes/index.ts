@@ -1,4 +1,5 @@
 export { execInBox } from "./box-exec.js";
+export { type BoxUser, DEFAULT_BOX_ID, handToBox, resolveBoxUser } from "./box-user.js";
 export { bwrapBox, DEFAULT_HOST_MASKS } from "./bwrap.js";
 export { CONTAINER_HOME, CONTAINER_WORKSPACE, containerBox } from "./container.js";
 export { BOX_KINDS, createBox, ownWorkDeclared } from "./create-box.js";
@@ -13,6 +14,13 @@ export {
 } from "./proof-facts.js";
 export { boxKeyFor, type ProveOptions, type ProveReport, prove } from "./prove.js";
 export type { ProveCheck } from "./prove-types.js";
-export { detectToolbox, type Toolbox, toolboxFact } from "./toolbox.js";
+export { createRunBox, parseBoxPaths, type RunBoxOptions } from "./run-box.js";
+export {
+  detectToolbox,
+  TOOLBOX_ENTRIES,
+  type Toolbox,
+  toolboxFact,
+  toolboxPaths,
+} from "./toolbox.js";
 export * from "./types.js";
 export { worktreeBox } from "./worktree.js";

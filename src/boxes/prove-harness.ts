@@ -40,7 +40,9 @@ export async function harnessVersion(
       name: "harness version",
       ok: false,
       detail: `\`${claude} --version\` in the box: ${r.spawnError ?? tail(r.stderr || r.stdout, 200) ?? `exit ${r.code}`}`,
-      fix: "install @anthropic-ai/claude-code (npm ci) and make its directory visible in the box (readOnlyPaths)",
+      fix:
+        "install @anthropic-ai/claude-code in forgechain's install root (npm ci), or name the " +
+        "directory of the claude you use in FORGE_BOX_PATHS",
     };
   }
   return {
@@ -102,7 +104,7 @@ export async function caStore(ctx: BoxContext, extraCa?: string): Promise<ProveC
     name: "CA store",
     ok: false,
     detail: `none of ${files.join(", ")} is present in the box`,
-    fix: "install ca-certificates on the host (the box shares its read-only root)",
+    fix: "install ca-certificates on the host (the box shows its /usr, /etc/ssl/certs and /etc/pki)",
   };
 }
 

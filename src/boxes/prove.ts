@@ -1,7 +1,6 @@
 // `forge box prove` (R7.2): turn the box configuration into a recorded fact. A fixed sequence;
 // a failed check skips every check that depends on it, so each cause is reported once, with
 // its fix. The proof holds while its facts (proof-facts.ts) are unchanged.
-import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
@@ -13,12 +12,12 @@ import {
   writeFileSync,
 } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { dirname, isAbsolute, join, sep } from "node:path";
+import { dirname, join } from "node:path";
 import type { BoxProof, JournalStore } from "../chain/ports.js";
 import { claudeProvider } from "../providers/claude.js";
 import { ROLES, type Role } from "../roles/role-names.js";
 import { tail } from "./box-exec.js";
-import { createBox } from "./create-box.js";
+import { type BoxUser, handToBox, resolveBoxUser } from "./box-user.js";
 import { enforcementCheck } from "./enforcement-check.js";
 import { resolveNetwork } from "./network.js";
 import { settingsDigest } from "./proof-current.js";
@@ -31,9 +30,12 @@ import {
   harnessVersion,
   run,
 } from "./prove-harness.js";
+import { installRootOf, outsideAllowlistCheck, rootOnlyFileCheck } from "./prove-host.js";
+import { cloneMain, setupCheck, validateCheck } from "./prove-project.js";
 import type { ProveCheck } from "./prove-types.js";
+import { createRunBox } from "./run-box.js";
 import { detectToolbox, toolboxFact } from "./toolbox.js";
-import { type BoxDescription, BoxRefusedError, type NetworkSeam } from "./types.js";
+import { type Box, type BoxDescription, BoxRefusedError, type NetworkSeam } from "./types.js";
 
 export interface ProveOptions {
   /** The repository (local path) whose main branch is cloned clean. */
@@ -51,8 +53,15 @@ export interface ProveOptions {
   ownWork?: boolean;
   /** Default: host network (issue 3: allowed for now, and the report says so). */
   network?: NetworkSeam;
-  /** Toolbox paths to expose read-only (forgechain's checkout, node) if a mask hides them. */
+  /**
+   * @deprecated Ignored: prove builds its boxes as runs do (createRunBox), which adds
+   * forgechain's toolbox and node by itself — never the install root as a whole.
+   */
   readOnlyPaths?: string[];
+  /** forgechain's install root (default: the installation holding the claude binary). */
+  installRoot?: string;
+  /** Who the boxes run as (default: as runs would, resolveBoxUser(env)). */
+  user?: BoxUser;
   /** Host paths the box must not see (FORGE_HOME with gate.key, the deployment's .env). */
   denyPaths?: string[];
   roles?: readonly Role[];
@@ -116,6 +125,22 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
   mkdirSync(workspace);
   const toolbox = detectToolbox();
   const seam = opts.network ?? { mode: "host" };
+  const installRoot = opts.installRoot ?? installRootOf(opts.claudeBinary);
+  const user = opts.user ?? resolveBoxUser(opts.env);
+  /** The boxes prove runs in: built exactly as run boxes are. */
+  const runBox = (extraReadOnly: string[] = []): Box =>
+    createRunBox(opts.box, {
+      workspace,
+      home,
+      allowNetwork: seam.mode === "host",
+      network: seam,
+      ownWork: opts.ownWork ?? false,
+      readOnlyPaths: [settingsDir, ...extraReadOnly],
+      denySubpaths: opts.denyPaths ?? [],
+      user,
+      installRoot,
+      env: opts.env,
+    });
   const settingsJson = Object.fromEntries(roles.map((r) => [r, safe(() => opts.settingsFor(r))]));
   let harness = "unknown";
   let description: BoxDescription | null = null;
@@ -139,19 +164,9 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
     });
     await step("box starts", ["toolbox"], async () => {
       try {
-        const box = createBox(opts.box, {
-          workspace,
-          home,
-          allowNetwork: seam.mode === "host",
-          network: seam,
-          ownWork: opts.ownWork,
-          readOnlyPaths: [
-            ...(opts.readOnlyPaths ?? []),
-            ...toolboxRoots(opts.claudeBinary, node),
-            settingsDir,
-          ],
-          denySubpaths: opts.denyPaths ?? [],
-        });
+        const box = runBox();
+        await handToBox(workspace, user);
+        await handToBox(home, user);
         Object.assign(ctx, {
           box,
           workspace,
@@ -164,7 +179,10 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
             name: "box starts",
             ok: false,
             detail: error.message,
-            fix: "declare FORGE_OWN_WORK=1 for this deployment, or use --box bwrap",
+            fix:
+              error.kind === "worktree"
+                ? "declare FORGE_OWN_WORK=1 for this deployment, or use --box bwrap"
+                : "see the message",
           };
         }
         throw error;
@@ -183,6 +201,12 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
           : "install bubblewrap (apt-get install bubblewrap) and allow user namespaces or run as root",
       };
     });
+    await step("host root-only file unreadable", ["box starts"], () =>
+      rootOnlyFileCheck({ kind: opts.box, base, ctx, probeBox: runBox }),
+    );
+    await step("host paths outside the allowlist invisible", ["box starts"], () =>
+      outsideAllowlistCheck({ kind: opts.box, base, ctx, installRoot, env: opts.env }),
+    );
     await step("image contract", ["box starts"], async () => {
       const r = await run(
         ctx,
@@ -200,74 +224,20 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
           : "the box needs /bin/sh and git on the host, and a writable HOME and workspace",
       };
     });
-    await step("clean clone of main", ["image contract"], () => {
-      const branch = hasBranch(opts.repo, "main") ? "main" : null;
-      const args = [
-        "-c",
-        "core.hooksPath=/dev/null",
-        "clone",
-        "-q",
-        "--no-hardlinks",
-        ...(branch ? ["--branch", branch] : []),
-        opts.repo,
-        workspace,
-      ];
-      // Into the (empty) workspace the box binds; the runner clones, never the agent (R2.5).
-      execFileSync("git", args, { stdio: ["ignore", "pipe", "pipe"] });
-      const sha = execFileSync("git", ["-C", workspace, "rev-parse", "HEAD"], {
-        encoding: "utf8",
-      }).trim();
-      return {
-        name: "clean clone of main",
-        ok: true,
-        detail: `${branch ?? "default branch (no main)"} at ${sha.slice(0, 12)}`,
-        fix: "",
-      };
+    await step("clean clone of main", ["image contract"], async () => {
+      const check = cloneMain(opts.repo, workspace);
+      await handToBox(workspace, user);
+      return check;
     });
     for (const [i, cmd] of opts.setup.entries()) {
       const needs = ["clean clone of main", ...(i > 0 ? [`setup: ${opts.setup[i - 1]}`] : [])];
-      await step(`setup: ${cmd}`, needs, async () => {
-        const r = await run(ctx, cmd, {}, timeout);
-        const ok = r.code === 0;
-        return {
-          name: `setup: ${cmd}`,
-          ok,
-          detail: ok
-            ? "exit 0"
-            : `exit ${r.code ?? r.signal}${r.timedOut ? " (timeout)" : ""}: ${tail(r.stderr || r.stdout)}`,
-          fix: ok
-            ? ""
-            : "fix the project's setup: commands (they run in the box, on a clean clone of main)",
-        };
-      });
+      await step(`setup: ${cmd}`, needs, () => setupCheck(ctx, cmd, timeout));
     }
     const afterSetup = opts.setup.length
       ? [`setup: ${opts.setup[opts.setup.length - 1]}`]
       : ["clean clone of main"];
     for (const [name, control] of Object.entries(opts.validate)) {
-      await step(`validate: ${name}`, afterSetup, async () => {
-        const r = await run(ctx, control.run, {}, timeout);
-        // 126/127: the command could not even start — a failure, advisory or not (R8.3).
-        const couldNotStart = r.code === 126 || r.code === 127 || r.spawnError !== undefined;
-        const passed = r.code === 0;
-        const ok = passed || (control.advisory && !couldNotStart);
-        const what = passed
-          ? "passed"
-          : couldNotStart
-            ? "could not start"
-            : `failed (exit ${r.code ?? r.signal})`;
-        return {
-          name: `validate: ${name}`,
-          ok,
-          detail: [
-            `${what}${control.advisory ? " (advisory)" : ""}`,
-            passed ? "" : tail(r.stderr || r.stdout, 300),
-          ]
-            .filter(Boolean)
-            .join(": "),
-          fix: ok ? "" : `make \`${control.run}\` pass on a clean clone of main inside the box`,
-        };
-      });
+      await step(`validate: ${name}`, afterSetup, () => validateCheck(ctx, name, control, timeout));
     }
     if (Object.keys(opts.validate).length === 0) {
       add({
@@ -285,7 +255,7 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
       return check;
     });
     const credentials = claudeProvider().credentialEnv(opts.env);
-    await step("harness credentials", ["harness version"], () => {
+    await step("harness credentials", ["harness version"], async () => {
       const login = opts.loginFile ?? join(homedir(), ".claude", ".credentials.json");
       let inBox: string | null = null;
       if (existsSync(login)) {
@@ -293,6 +263,7 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
         mkdirSync(dirname(inBox), { recursive: true });
         copyFileSync(login, inBox);
         chmodSync(inBox, 0o600);
+        await handToBox(dirname(inBox), user);
       }
       return harnessCredentials(ctx, credentials, inBox);
     });
@@ -326,6 +297,7 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
           claudeBinary: opts.claudeBinary,
           settingsFile: file,
           path: ctx.env.PATH ?? "/usr/bin:/bin",
+          user,
         });
       });
     }
@@ -355,35 +327,10 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
   return { ok, boxKey, checks, facts, box: description, proof };
 }
 
-function hasBranch(repo: string, branch: string): boolean {
-  try {
-    execFileSync("git", ["-C", repo, "rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], {
-      stdio: "ignore",
-    });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function safe<T>(fn: () => T): T | Error {
   try {
     return fn();
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
-}
-
-/**
- * The toolbox must be visible inside the box even when it sits under a directory the box
- * hides (/tmp, /root, /home — a CI checkout in /tmp is one): the installation that holds the
- * claude binary (the ancestor of its node_modules, which also holds bin/forge.js for the
- * hooks) and node's own prefix.
- */
-export function toolboxRoots(claudeBinary: string, node: string): string[] {
-  const roots = [dirname(dirname(node))];
-  const abs = isAbsolute(claudeBinary) ? claudeBinary : null;
-  const at = abs?.lastIndexOf(`${sep}node_modules${sep}`) ?? -1;
-  if (abs && at > 0) roots.push(abs.slice(0, at));
-  return roots;
 }

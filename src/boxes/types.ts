@@ -1,3 +1,5 @@
+import type { BoxUser } from "./box-user.js";
+
 export type BoxKind = "bwrap" | "worktree" | "container";
 
 /** A command as the runner would start it without a box. */
@@ -61,8 +63,24 @@ export interface BoxOptions {
   image?: string;
   /** worktree: the deployment declares FORGE_OWN_WORK (the operator's own machine and work). */
   ownWork?: boolean;
-  /** bwrap: host directories hidden by an empty tmpfs (default DEFAULT_HOST_MASKS). */
+  /**
+   * bwrap: who the box runs as. A switched user (the runner is root) makes the box drop to that
+   * uid; without one the box runs as the runner (as root: uid 0 without capabilities).
+   */
+  user?: BoxUser;
+  /**
+   * bwrap: host paths shown read-only beside the system's own (node's prefix, the deployment's
+   * FORGE_BOX_PATHS). Unlike readOnlyPaths they are mounted with the system view, so a host
+   * mask inside one (the install root under /usr) still hides.
+   */
+  toolchainPaths?: string[];
+  /**
+   * bwrap: host directories hidden by an empty tmpfs (default DEFAULT_HOST_MASKS), also inside
+   * a toolchain path; readOnlyPaths inside a mask show again.
+   */
   hostMasks?: string[];
+  /** bwrap: util-linux's setpriv, for a switched user (default /usr/bin/setpriv). */
+  setprivPath?: string;
   /** bwrap: the binary (default /usr/bin/bwrap). */
   bwrapPath?: string;
   /** container: docker or podman (default docker). */

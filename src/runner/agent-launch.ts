@@ -3,8 +3,9 @@
 // two so the runner can start an agent whose prompt is not known yet (a warm start, see
 // warm-agents.ts): `prepareAgent` needs only the step and its workspace, `launchAgent` starts
 // the box, and the prompt follows on stdin.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { type BoxUser, handToBox } from "../boxes/box-user.js";
 import type { Box, BoxKind } from "../boxes/types.js";
 import type { RunRecord } from "../chain/types.js";
 import {
@@ -35,6 +36,8 @@ export interface AgentLaunchDeps {
   handbookDir?: string;
   claudeCredentialsFile?: string;
   guardServer?: boolean;
+  /** Who the boxes run as: HOMEs and the guard socket are handed to this user. */
+  boxUser?: BoxUser;
   boxFor(role: Role, workspace: string, home: string, extraReadOnly: string[]): Box;
 }
 
@@ -79,6 +82,7 @@ export async function prepareAgent(deps: AgentLaunchDeps, t: StepTarget): Promis
   await mkdir(stepDir, { recursive: true });
   await createAgentHome({
     home,
+    ...(deps.boxUser ? { user: deps.boxUser } : {}),
     ...(deps.claudeCredentialsFile ? { claudeCredentials: deps.claudeCredentialsFile } : {}),
   });
   const frozen = frozenRole(run.snapshot, role);
@@ -86,6 +90,8 @@ export async function prepareAgent(deps: AgentLaunchDeps, t: StepTarget): Promis
   const settingsFile = join(stepDir, "settings.json");
   const settings = frozen?.settings ?? effectiveSettings(role, { root: deps.installRoot });
   await writeFile(settingsFile, JSON.stringify(settings, null, 2));
+  // Bound read-only into the box, whose user must read it whatever the runner's umask.
+  await chmod(settingsFile, 0o644);
   const def = frozen ?? {
     ...(await loadRoleDefinition({
       role,
@@ -120,8 +126,11 @@ export async function prepareAgent(deps: AgentLaunchDeps, t: StepTarget): Promis
   // appends violations to a hash-chained ledger; the runner ends the step on the first one.
   const profileFile = join(stepDir, "profile.json");
   await writeFile(profileFile, JSON.stringify(profile));
+  await chmod(profileFile, 0o644);
   const ledgerFile = join(home, ".forge", "ledger.jsonl");
   await mkdir(dirname(ledgerFile), { recursive: true });
+  // The skills and the ledger's directory came after the HOME was made: the box's user owns all.
+  await handToBox(home, deps.boxUser);
   const env = buildAgentEnv({
     host: deps.hostEnv,
     home,
@@ -188,7 +197,9 @@ export async function launchAgent(
   // In a bwrap box the guard runs as a server beside the agent (guard-socket.ts): the hooks
   // only ask it. Other boxes have no PID namespace to end it with the agent: in-process.
   const guardSock =
-    deps.boxKind === "bwrap" && deps.guardServer !== false ? await openGuardSocket() : null;
+    deps.boxKind === "bwrap" && deps.guardServer !== false
+      ? await openGuardSocket("/tmp", deps.boxUser)
+      : null;
   const agentBox = guardSock
     ? deps.boxFor(role, ws.dir, p.home, [
         p.settingsFile,

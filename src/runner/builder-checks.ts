@@ -69,6 +69,7 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
     dir: ws,
     home,
     objects: "shallow",
+    borrowsFrom: [c.work.repos.agents],
   });
   const env = c.controlsEnv(home);
   const timeoutMs = c.controlTimeoutMs ?? 20 * 60_000;

@@ -10,14 +10,7 @@ import type { Box } from "../boxes/types.js";
 import { applyOntoBase, listTree, treeProblem } from "./agent-tree.js";
 import { execInBoxToFile } from "./boxed-to-file.js";
 import { git, gitLine, RUNNER_IDENTITY } from "./git.js";
-import {
-  AGENT_HEAD_REF,
-  fetchFromAgents,
-  type RunBase,
-  type RunRepos,
-  setRef,
-  WORK_REF,
-} from "./run-repos.js";
+import { AGENT_HEAD_REF, type RunBase, type RunRepos, setRef, WORK_REF } from "./run-repos.js";
 
 /** A builder's work larger than this is refused, not imported. */
 export const MAX_BUNDLE_BYTES = 512 * 1024 * 1024;
@@ -104,10 +97,10 @@ export async function importBuilderWork(t: ImportTarget): Promise<ImportResult> 
     agentHead = await onAgentBase(t, imported);
   }
   await setRef(t.repos.agents, AGENT_HEAD_REF, agentHead);
-  await fetchFromAgents(t.repos, AGENT_HEAD_REF);
+  // real.git reads agents.git's objects (run-repos.ts): the tree is there already.
   const workHead = await applyOntoBase(
     t.repos.real,
-    "refs/forge/agents/head",
+    agentHead,
     t.base.baseSha,
     `forge: ${firstLine(t.title)}\n\nThe builder's work of forgechain run ${t.runId}.`,
   );

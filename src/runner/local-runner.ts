@@ -4,8 +4,9 @@
 // controls, commits and pushes. The agent only ever sees a fresh HOME, a scrubbed environment
 // and a workspace of its own, laid out from the commits agents may see (run-repos.ts).
 import { mkdir } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { createBox } from "../boxes/create-box.js";
+import { join } from "node:path";
+import { handToBox, resolveBoxUser } from "../boxes/box-user.js";
+import { createRunBox, type RunBoxOptions } from "../boxes/run-box.js";
 import type { Box, BoxKind } from "../boxes/types.js";
 import type { Logger, StepInput, StepResult, StepRunner } from "../chain/ports.js";
 import type { RunRecord } from "../chain/types.js";
@@ -67,35 +68,42 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
   if (opts.claudeCredentialsFile) registerLoginFile(opts.claudeCredentialsFile);
   const runDir = (id: string) => join(opts.forgeHome, "work", id);
   const forgeArgv = [process.execPath, join(opts.installRoot, "bin", "forge.js")];
-  // The box must see the toolbox (node, forgechain, the claude binary) even if it lives under
-  // a masked directory (/root, /home), and must never see FORGE_HOME (gate.key, the journal,
-  // other runs' workspaces, the runner's repositories).
-  const toolbox = [opts.installRoot, dirname(dirname(process.execPath))];
+  // Every box runs as an unprivileged user (as root: FORGE_BOX_UID) and sees the system's
+  // directories, forgechain's toolbox and the deployment's toolchains only (run-box.ts): never
+  // FORGE_HOME (gate.key, the journal, other runs, the runner's repositories) or the install
+  // root's .env.
+  const boxUser = resolveBoxUser(opts.hostEnv);
+  const runBox = (o: Omit<RunBoxOptions, "user" | "installRoot" | "env" | "ownWork">): Box =>
+    createRunBox(opts.boxKind, {
+      ...o,
+      ownWork: opts.ownWork ?? false,
+      user: boxUser,
+      installRoot: opts.installRoot,
+      env: opts.hostEnv,
+    });
 
   function boxFor(role: Role, workspace: string, home: string, extraRo: string[]): Box {
     const p = profileToBoxOptions(opts.profiles[role]);
-    return createBox(opts.boxKind, {
+    return runBox({
       workspace,
       home,
-      readOnlyPaths: [...toolbox, ...extraRo, ...(p.readOnlyRepo ? [workspace] : [])],
+      readOnlyPaths: [...extraRo, ...(p.readOnlyRepo ? [workspace] : [])],
       writeSubpaths: p.writeSubpaths,
       denySubpaths: [...p.denySubpaths, opts.forgeHome],
-      // The agent must reach its model endpoint; until the egress proxy (R4.6) exists the box
-      // shares the host network and the report says so.
+      // The agent must reach its model endpoint; until the egress proxy exists the box shares
+      // the host network, and the run output says so.
       allowNetwork: true,
-      ownWork: opts.ownWork ?? false,
     });
   }
 
   /** A box for the runner's own git (laying a workspace out): `dir` writable, no network. */
   function gitBox(dir: string, home: string, readOnly: string[]): Box {
-    return createBox(opts.boxKind, {
+    return runBox({
       workspace: dir,
       home,
-      readOnlyPaths: [...toolbox, ...readOnly],
+      readOnlyPaths: readOnly,
       denySubpaths: [opts.forgeHome],
       allowNetwork: false,
-      ownWork: opts.ownWork ?? false,
     });
   }
 
@@ -104,9 +112,11 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
   const layout: LayoutBoxes = {
     box: gitBox,
     env: { PATH: opts.hostEnv.PATH ?? "/usr/local/bin:/usr/bin:/bin" },
+    handToBox: (dir) => handToBox(dir, boxUser),
   };
   const prepareDeps: StepPrepareDeps = {
     layout,
+    boxUser,
     config: opts.config,
     setupBox: (dir, home) => boxFor("builder", dir, home, []),
     setupEnv: scrubbedEnv,
@@ -121,7 +131,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
   const diffs = createDiffCache();
   const warmStarts = opts.warmStart !== false && opts.boxKind === "bwrap";
   // LocalRunnerOptions carries every launch dependency under the same name.
-  const launchDeps: AgentLaunchDeps = { ...opts, boxFor };
+  const launchDeps: AgentLaunchDeps = { ...opts, boxFor, boxUser };
   const stepDirOf = (runId: string, s: { index: number; role: Role; attempt: number }) =>
     join(runDir(runId), "steps", `${s.index}-${s.role}-${s.attempt}`);
   const warmKey = (runId: string, s: { index: number; role: Role; attempt: number }): WarmKey => ({

@@ -11,8 +11,8 @@
 // `refs/forge/head` (what the reviewer and security review). Refs of real.git:
 // `refs/forge/work` (the builder's work re-applied onto the real base).
 import { existsSync } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { isHiddenPath, listTree, sanitizedCommit } from "./agent-tree.js";
 import { git, gitLine } from "./git.js";
 
@@ -75,6 +75,14 @@ export async function openRunRepos(
     await rm(tmp, { recursive: true, force: true });
     await git(["init", "--quiet", "--bare", tmp], { cwd: parent });
     await rename(tmp, repos.agents);
+  }
+  // real.git reads the builder's imported objects where they are, in agents.git (both are the
+  // runner's; agents.git holds sanitized commits and checked bundles only): no second copy,
+  // no fetch between them. Never the other way round — agents.git must not reach real objects.
+  const alternates = join(repos.real, "objects", "info", "alternates");
+  if (!existsSync(alternates)) {
+    await mkdir(dirname(alternates), { recursive: true });
+    await writeFile(alternates, `${join(repos.agents, "objects")}\n`);
   }
   return repos;
 }
@@ -185,11 +193,4 @@ async function shareCommit(repos: RunRepos, commit: string, ref: string): Promis
     cwd: repos.agents,
   });
   return commit;
-}
-
-/** Brings a commit of agents.git (the builder's imported work) into real.git. */
-export async function fetchFromAgents(repos: RunRepos, ref: string): Promise<void> {
-  await git(["fetch", "--quiet", "--no-tags", repos.agents, `+${ref}:refs/forge/agents/head`], {
-    cwd: repos.real,
-  });
 }

@@ -2,6 +2,7 @@
 // (step-workspace.ts), the project's `setup:` run in it for the builder, and — for a read-only
 // step — the listing write detection compares against afterwards (tree-manifest.ts).
 import { join } from "node:path";
+import type { BoxUser } from "../boxes/box-user.js";
 import type { Box } from "../boxes/types.js";
 import { type ResolvedConfig, setupToRun } from "../policy/index.js";
 import type { Role } from "../roles/role-names.js";
@@ -14,6 +15,7 @@ import type { Workspace } from "./workspace.js";
 
 export interface StepPrepareDeps {
   layout: LayoutBoxes;
+  boxUser?: BoxUser;
   config: ResolvedConfig | null;
   setupBox(dir: string, home: string): Box;
   setupEnv(home: string): Record<string, string>;
@@ -64,7 +66,7 @@ export async function layOutStep(
   if (!needsSetup(t.role, d.config) || !d.config) return { ws, commit, events };
   // The setup commands get a HOME of their own: the agent's HOME holds only its skills.
   const home = join(t.stepDir, "setup-home");
-  await createAgentHome({ home });
+  await createAgentHome({ home, ...(d.boxUser ? { user: d.boxUser } : {}) });
   const r = await runSetup(setupToRun(d.config), {
     box: d.setupBox(ws.dir, home),
     workspace: ws.dir,

@@ -31,6 +31,8 @@ export interface LayoutTarget {
    * (a checkout of the real repository for the controls: they must not reach its history).
    */
   objects: "shared" | "shallow";
+  /** More repositories the source reads objects from (real.git borrows agents.git's). */
+  borrowsFrom?: string[];
 }
 
 // Positional parameters only: nothing of a path, branch or commit is ever part of the script.
@@ -41,7 +43,13 @@ const LAY_OUT = [
   'if [ "$objects" = shared ]; then',
   '  printf "%s\\n" "$source/objects" > "$dir/.git/objects/info/alternates"',
   "else",
-  '  git -C "$dir" -c uploadpack.allowAnySHA1InWant=true fetch --quiet --no-tags --depth 1 "file://$source" "$commit"',
+  // The source is the runner's, owned by another user than the box's, and read by an
+  // upload-pack of its own, which takes no `-c`: a config in the layout's HOME tells git that
+  // this one path is safe, and lets it send a commit by its id.
+  '  export GIT_CONFIG_GLOBAL="$HOME/layout.gitconfig"',
+  '  git config --file "$GIT_CONFIG_GLOBAL" safe.directory "$source"',
+  '  git config --file "$GIT_CONFIG_GLOBAL" uploadpack.allowAnySHA1InWant true',
+  '  git -C "$dir" fetch --quiet --no-tags --depth 1 "file://$source" "$commit"',
   "fi",
   'git -C "$dir" checkout --quiet --force -B "$branch" "$commit"',
 ].join("\n");
@@ -62,7 +70,7 @@ export async function layOutWorkspace(b: LayoutBoxes, t: LayoutTarget): Promise<
   await mkdir(t.home, { recursive: true, mode: 0o700 });
   await b.handToBox?.(t.dir);
   await b.handToBox?.(t.home);
-  await runGit(b, t.dir, t.home, [t.source], LAY_OUT, [
+  await runGit(b, t.dir, t.home, [t.source, ...(t.borrowsFrom ?? [])], LAY_OUT, [
     t.dir,
     t.source,
     t.commit,

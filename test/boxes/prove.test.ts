@@ -1,11 +1,13 @@
 // `forge box prove` on real git repos, in real bwrap boxes, with the real claude CLI against the
 // scripted enforcement model. The proof is stored through the real SQLite journal.
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { measureProofFacts } from "../../src/boxes/proof-current.js";
 import { isProofValid } from "../../src/boxes/proof-facts.js";
 import { type ProveOptions, prove } from "../../src/boxes/prove.js";
+import { rootOnlyFileCheck } from "../../src/boxes/prove-host.js";
 import { resolveClaudeBinary } from "../../src/providers/claude.js";
 import { effectiveSettings } from "../../src/roles/settings.js";
 import { openJournal } from "../../src/store/sqlite-journal.js";
@@ -77,6 +79,12 @@ describe("forge box prove (R7.2)", () => {
       expect(byName["validate: security"]?.detail).toMatch(/failed .*\(advisory\)/);
       expect(byName["harness version"]?.detail).toMatch(/claude \d+\.\d+\.\d+/);
       expect(byName["harness credentials"]?.detail).toMatch(/ANTHROPIC_API_KEY/);
+      expect(byName["host root-only file unreadable"]?.detail).toMatch(
+        process.getuid?.() === 0 ? /permission denied/ : /not being root/,
+      );
+      expect(byName["host paths outside the allowlist invisible"]?.detail).toMatch(
+        /^absent in the box: .*outside-probe/,
+      );
       for (const role of ["architect", "builder", "reviewer", "security"]) {
         expect(byName[`enforcement: ${role}`]?.detail).toMatch(/git push .*refused/);
         expect(byName[`enforcement: ${role}`]?.detail).toMatch(/Read .*\.env: refused/);
@@ -164,6 +172,61 @@ describe("forge box prove (R7.2)", () => {
     // The sentinel itself is never echoed into the report.
     expect(JSON.stringify(report)).not.toMatch(/FORGE_PROVE_[0-9a-f]{24}/);
     expect(report.ok).toBe(false);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "FAILS on a box that can read a root-only host file (a root runner's box left as root)",
+    async () => {
+      const report = await prove(
+        options({ user: { uid: 0, gid: 0, switched: false }, roles: [], setup: [], validate: {} }),
+      );
+      const check = report.checks.find((c) => c.name === "host root-only file unreadable");
+      expect(check?.ok).toBe(false);
+      expect(check?.detail).toMatch(/READ a 0600 root-owned host file/);
+      expect(check?.fix).toMatch(/FORGE_BOX_UID/);
+      expect(JSON.stringify(report)).not.toMatch(/FORGE_ROOT_ONLY_[0-9a-f]{24}/);
+      expect(report.ok).toBe(false);
+    },
+  );
+
+  it("FAILS on a box that shows a host path outside its allowlist", async () => {
+    // A deployment naming a parent of FORGE_HOME as a toolchain: the journal shows in the box.
+    const t = tempDir("forge-prove-tools-");
+    cleanups.push(t.cleanup);
+    chmodSync(t.dir, 0o755);
+    const forgeHome = join(t.dir, "forge-home");
+    mkdirSync(forgeHome);
+    writeFileSync(join(forgeHome, "journal.db"), "not really sqlite\n");
+    const report = await prove(
+      options({
+        env: { ...options().env, FORGE_HOME: forgeHome, FORGE_BOX_PATHS: t.dir },
+        roles: [],
+        setup: [],
+        validate: {},
+      }),
+    );
+    const check = report.checks.find(
+      (c) => c.name === "host paths outside the allowlist invisible",
+    );
+    expect(check?.ok).toBe(false);
+    expect(check?.detail).toBe(`visible in the box: ${join(forgeHome, "journal.db")}`);
+    expect(report.ok).toBe(false);
+  });
+
+  it("a runner that is not root covers the root-only check by itself, and says so", async () => {
+    const check = await rootOnlyFileCheck({
+      kind: "bwrap",
+      base: "/nonexistent",
+      ctx: { box: null as never, workspace: "/", home: "/", env: {} },
+      probeBox: () => {
+        throw new Error("no probe box is needed");
+      },
+      processUid: 1000,
+    });
+    expect(check).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(/not being root.*1000/),
+    });
   });
 
   it("a worktree box without FORGE_OWN_WORK stops at 'box starts' naming FORGE_OWN_WORK", async () => {

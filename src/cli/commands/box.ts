@@ -75,8 +75,8 @@ export function registerBox(program: Command): void {
           env: process.env,
           ownWork: ownWorkDeclared(process.env),
           network: { mode: flags.network },
-          // The toolbox (this checkout, node) may sit under a masked /root or /home.
-          readOnlyPaths: [root, dirname(dirname(process.execPath))],
+          // The boxes runs use: the toolbox from this install root (never the root whole).
+          installRoot: root,
           // R6.4: gate.key and the journal never enter a box; nor the deployment's own .env.
           denyPaths: [forgeHome, join(root, ".env")],
           store,

@@ -1,7 +1,7 @@
 // R7.2 in front of work: a repository's box must hold a valid proof before a chain runs in
 // it. `forge run` proves the box when the proof is missing or stale and stops if the proof
 // fails; queued work (the App) is refused instead, naming the fact that changed.
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import {
   boxKeyFor,
   isProofValid,
@@ -78,7 +78,7 @@ export async function proveBox(opts: BoxGateOptions): Promise<ProveReport> {
     env: opts.env,
     ownWork: opts.ownWork,
     network: { mode: "host" },
-    readOnlyPaths: [opts.root, dirname(dirname(process.execPath))],
+    installRoot: opts.root,
     denyPaths: [opts.forgeHome, join(opts.root, ".env")],
     store: opts.store,
     ...(opts.loginFile ? { loginFile: opts.loginFile } : {}),
