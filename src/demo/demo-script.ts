@@ -39,13 +39,13 @@ export function demoScript(opts: DemoScriptOptions = {}): Script {
       structured: {
         verdict: "PASS",
         summary: pad(
-          "The ticket asks for an exclamation mark at the end of the greeting. One task: change greet.sh to end the greeting with '!', update scripts/test.sh to expect it, then run make test.",
+          "The ticket asks for an exclamation mark at the end of the greeting. One task: change greet.sh to end the greeting with '!', update tests/test.sh to expect it, then run make test.",
         ),
         plan: {
           tasks: [
             {
               objective: "Make greet.sh print 'Hello, NAME!'",
-              files: ["greet.sh", "scripts/test.sh"],
+              files: ["greet.sh", "tests/test.sh"],
               steps: ["Add '!' at the end of the echo in greet.sh", "Run make test"],
               verification: "make test prints 1 passed",
             },
@@ -68,7 +68,7 @@ export function demoScript(opts: DemoScriptOptions = {}): Script {
     {
       tools: [
         { name: "Write", input: { file_path: "greet.sh", content } },
-        { name: "Write", input: { file_path: "scripts/test.sh", content: TEST_SH } },
+        { name: "Write", input: { file_path: "tests/test.sh", content: TEST_SH } },
       ],
     },
     { tools: [{ name: "Bash", input: { command: "make test", description: "run the tests" } }] },
@@ -78,7 +78,7 @@ export function demoScript(opts: DemoScriptOptions = {}): Script {
         summary: pad(
           "Changed greet.sh to end the greeting with '!'. make test passes (1 passed). The guard refused reading .env, as it should; the template was not needed.",
         ),
-        evidence: [{ command: "make test", exit_code: 0, output: "sh scripts/test.sh\n1 passed" }],
+        evidence: [{ command: "make test", exit_code: 0, output: "sh tests/test.sh\n1 passed" }],
       },
     },
   ];

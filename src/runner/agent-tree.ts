@@ -71,21 +71,23 @@ export async function sanitizedCommit(
   commit: string,
   parent: string | null,
   runId: string,
-): Promise<{ commit: string; hidden: string[] }> {
-  const entries = await listTree(real, commit);
-  const hidden = entries.filter((e) => isHiddenPath(e.path)).map((e) => e.path);
+): Promise<{ commit: string; hidden: TreeEntry[] }> {
+  const [entries, date] = await Promise.all([
+    listTree(real, commit),
+    gitLine(["show", "-s", "--format=%cI", commit], { cwd: real }),
+  ]);
+  const hidden = entries.filter((e) => isHiddenPath(e.path));
   const tree = hidden.length
     ? await withIndex(async (env) => {
         await git(["read-tree", commit], { cwd: real, env });
         await git(["update-index", "--force-remove", "-z", "--stdin"], {
           cwd: real,
           env,
-          input: hidden.map((p) => `${p}\0`).join(""),
+          input: hidden.map((e) => `${e.path}\0`).join(""),
         });
         return gitLine(["write-tree"], { cwd: real, env });
       })
-    : await gitLine(["rev-parse", `${commit}^{tree}`], { cwd: real });
-  const date = await gitLine(["show", "-s", "--format=%cI", commit], { cwd: real });
+    : `${commit}^{tree}`;
   const message = parent
     ? `forgechain: the change under review (run ${runId})`
     : `forgechain: the base of run ${runId}, without history and without files on secret paths`;
@@ -110,29 +112,32 @@ export function treeProblem(entries: readonly TreeEntry[]): string | null {
 }
 
 /**
- * The builder's tree (`agentCommit`, already in real.git) re-applied onto the real base: its
- * entries, plus the base's files on secret paths exactly as they were. Returns the new commit
- * on top of `baseSha`, or `baseSha` itself when nothing changed.
+ * The builder's tree (`agentCommit`, readable in real.git) re-applied onto the real base: its
+ * entries, plus the base's files on secret paths (`hidden`, from the base's tree) exactly as
+ * they were. Returns the new commit on top of `baseSha`, or `baseSha` itself when nothing
+ * changed.
  */
 export async function applyOntoBase(
   real: string,
   agentCommit: string,
   baseSha: string,
+  hidden: readonly TreeEntry[],
   message: string,
 ): Promise<string> {
-  const secretEntries = (await listTree(real, baseSha)).filter((e) => isHiddenPath(e.path));
-  const tree = await withIndex(async (env) => {
-    await git(["read-tree", agentCommit], { cwd: real, env });
-    if (secretEntries.length) {
-      await git(["update-index", "--add", "-z", "--index-info"], {
-        cwd: real,
-        env,
-        input: secretEntries.map((e) => `${e.mode} ${e.oid}\t${e.path}\0`).join(""),
-      });
-    }
-    return gitLine(["write-tree"], { cwd: real, env });
-  });
-  const baseTree = await gitLine(["rev-parse", `${baseSha}^{tree}`], { cwd: real });
-  if (tree === baseTree) return baseSha;
-  return gitLine(["commit-tree", tree, "-p", baseSha, "-m", message], { cwd: real });
+  const tree = hidden.length
+    ? await withIndex(async (env) => {
+        await git(["read-tree", agentCommit], { cwd: real, env });
+        await git(["update-index", "--add", "-z", "--index-info"], {
+          cwd: real,
+          env,
+          input: hidden.map((e) => `${e.mode} ${e.oid}\t${e.path}\0`).join(""),
+        });
+        return gitLine(["write-tree"], { cwd: real, env });
+      })
+    : `${agentCommit}^{tree}`;
+  const [newTree, baseTree] = (
+    await gitLine(["rev-parse", tree, `${baseSha}^{tree}`], { cwd: real })
+  ).split("\n");
+  if (newTree === baseTree) return baseSha;
+  return gitLine(["commit-tree", newTree ?? tree, "-p", baseSha, "-m", message], { cwd: real });
 }

@@ -89,21 +89,21 @@ export async function importBuilderWork(t: ImportTarget): Promise<ImportResult> 
     if (fetched.exitCode !== 0) {
       return fail(`the builder's work failed git's checks: ${fetched.stderr.trim().slice(-600)}`);
     }
-    const imported = await gitLine(["rev-parse", "--verify", "refs/forge/import^{commit}"], {
-      cwd: t.repos.agents,
-    });
-    const problem = treeProblem(await listTree(t.repos.agents, imported));
+    const problem = treeProblem(await listTree(t.repos.agents, "refs/forge/import"));
     if (problem) return fail(problem);
-    agentHead = await onAgentBase(t, imported);
+    agentHead = await onAgentBase(t, "refs/forge/import");
   }
-  await setRef(t.repos.agents, AGENT_HEAD_REF, agentHead);
   // real.git reads agents.git's objects (run-repos.ts): the tree is there already.
-  const workHead = await applyOntoBase(
-    t.repos.real,
-    agentHead,
-    t.base.baseSha,
-    `forge: ${firstLine(t.title)}\n\nThe builder's work of forgechain run ${t.runId}.`,
-  );
+  const [workHead] = await Promise.all([
+    applyOntoBase(
+      t.repos.real,
+      agentHead,
+      t.base.baseSha,
+      t.base.hiddenEntries,
+      `forge: ${firstLine(t.title)}\n\nThe builder's work of forgechain run ${t.runId}.`,
+    ),
+    setRef(t.repos.agents, AGENT_HEAD_REF, agentHead),
+  ]);
   await setRef(t.repos.real, WORK_REF, workHead);
   return { ok: true, agentHead, workHead, changed: workHead !== t.base.baseSha };
 }
@@ -113,11 +113,12 @@ export async function importBuilderWork(t: ImportTarget): Promise<ImportResult> 
  * (amended, rebased, an orphan): the reviewer's `git diff <base>..HEAD` shows the change.
  */
 async function onAgentBase(t: ImportTarget, imported: string): Promise<string> {
-  const [tree, baseTree] = await Promise.all([
-    gitLine(["rev-parse", `${imported}^{tree}`], { cwd: t.repos.agents }),
-    gitLine(["rev-parse", `${t.base.agentBase}^{tree}`], { cwd: t.repos.agents }),
-  ]);
-  if (tree === baseTree) return t.base.agentBase;
+  const [tree, baseTree] = (
+    await gitLine(["rev-parse", `${imported}^{tree}`, `${t.base.agentBase}^{tree}`], {
+      cwd: t.repos.agents,
+    })
+  ).split("\n");
+  if (!tree || tree === baseTree) return t.base.agentBase;
   return gitLine(
     [
       "commit-tree",

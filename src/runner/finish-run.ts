@@ -91,11 +91,14 @@ export function createFinishRun(
     }
     if (!run.branch.startsWith("forge/"))
       throw new Error(`refusing to push a non-forge branch: ${run.branch}`);
-    await git(["update-ref", `refs/heads/${run.branch}`, committed], { cwd: real });
-    await git(["push", "--quiet", "origin", `${committed}:refs/heads/${run.branch}`], {
-      cwd: real,
-      ...(deps.remoteAuth ? { env: await deps.remoteAuth(run) } : {}),
-    });
+    const auth = deps.remoteAuth ? await deps.remoteAuth(run) : undefined;
+    await Promise.all([
+      git(["update-ref", `refs/heads/${run.branch}`, committed], { cwd: real }),
+      git(["push", "--quiet", "origin", `${committed}:refs/heads/${run.branch}`], {
+        cwd: real,
+        ...(auth ? { env: auth } : {}),
+      }),
+    ]);
     events.push({
       type: "run.output",
       data: { path, pushed: true, branch: run.branch, head: committed },
@@ -117,14 +120,17 @@ async function commitRunOutput(
   text: string,
   runId: string,
 ): Promise<string | null> {
-  const listed = await git(["ls-tree", "-z", parent, "--", ".forge", path], { cwd: real });
+  const [listed, blob, date] = await Promise.all([
+    git(["ls-tree", "-z", parent, "--", ".forge", path], { cwd: real }),
+    gitLine(["hash-object", "-w", "--stdin"], { cwd: real, input: text }),
+    gitLine(["show", "-s", "--format=%cI", parent], { cwd: real }),
+  ]);
   for (const record of listed.stdout.split("\0")) {
     const m = /^(\d{6}) (\w+) [0-9a-f]+\t(.*)$/s.exec(record);
     if (!m) continue;
     if (m[3] === ".forge" && m[2] !== "tree") return null;
     if (m[3] === path && m[2] !== "blob") return null;
   }
-  const blob = await gitLine(["hash-object", "-w", "--stdin"], { cwd: real, input: text });
   const tree = await withIndex(async (env) => {
     await git(["read-tree", parent], { cwd: real, env });
     await git(["update-index", "--add", "--cacheinfo", `100644,${blob},${path}`], {
@@ -133,7 +139,6 @@ async function commitRunOutput(
     });
     return gitLine(["write-tree"], { cwd: real, env });
   });
-  const date = await gitLine(["show", "-s", "--format=%cI", parent], { cwd: real });
   return gitLine(["commit-tree", tree, "-p", parent, "-m", `forge: run output ${runId}`], {
     cwd: real,
     env: { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },

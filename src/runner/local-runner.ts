@@ -5,7 +5,7 @@
 // and a workspace of its own, laid out from the commits agents may see (run-repos.ts).
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { handToBox, resolveBoxUser } from "../boxes/box-user.js";
+import { type BoxUser, handToBox, resolveBoxUser } from "../boxes/box-user.js";
 import { createRunBox, type RunBoxOptions } from "../boxes/run-box.js";
 import type { Box, BoxKind } from "../boxes/types.js";
 import type { Logger, StepInput, StepResult, StepRunner } from "../chain/ports.js";
@@ -72,7 +72,12 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
   // directories, forgechain's toolbox and the deployment's toolchains only (run-box.ts): never
   // FORGE_HOME (gate.key, the journal, other runs, the runner's repositories) or the install
   // root's .env.
-  const boxUser = resolveBoxUser(opts.hostEnv);
+  // Only a bwrap box switches to the box user; the other kinds run as the runner, and their
+  // directories stay the runner's.
+  const boxUser: BoxUser =
+    opts.boxKind === "bwrap"
+      ? resolveBoxUser(opts.hostEnv)
+      : { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, switched: false };
   const runBox = (o: Omit<RunBoxOptions, "user" | "installRoot" | "env" | "ownWork">): Box =>
     createRunBox(opts.boxKind, {
       ...o,

@@ -13,7 +13,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { isHiddenPath, listTree, sanitizedCommit } from "./agent-tree.js";
+import { isHiddenPath, listTree, sanitizedCommit, type TreeEntry } from "./agent-tree.js";
 import { git, gitLine } from "./git.js";
 
 export interface RunRepos {
@@ -34,6 +34,8 @@ export interface RunBase {
   workHead: string;
   /** Files on secret paths left out of the agents' commits (base and head). */
   hidden: string[];
+  /** The base's own such files, as they are in its tree (put back onto the builder's work). */
+  hiddenEntries: TreeEntry[];
 }
 
 export const AGENT_BASE_REF = "refs/forge/base";
@@ -144,53 +146,63 @@ export async function measureRun(
     auth?: GitAuth;
   },
 ): Promise<RunBase> {
-  const base = await resolveRemoteRef(repos.real, o.baseRef, o.auth);
-  const headSha =
-    o.headRef !== undefined ? await resolveRemoteRef(repos.real, o.headRef, o.auth) : undefined;
+  // Independent reads side by side: each git process costs milliseconds on a busy machine.
+  const [base, headSha, knownAgentBase, knownAgentHead, work] = await Promise.all([
+    resolveRemoteRef(repos.real, o.baseRef, o.auth),
+    o.headRef !== undefined ? resolveRemoteRef(repos.real, o.headRef, o.auth) : undefined,
+    readRef(repos.agents, AGENT_BASE_REF),
+    readRef(repos.agents, AGENT_HEAD_REF),
+    readRef(repos.real, WORK_REF),
+  ]);
   const baseSha =
     o.knownBaseSha ??
     (headSha ? await gitLine(["merge-base", base, headSha], { cwd: repos.real }) : base);
-  let agentBase = await readRef(repos.agents, AGENT_BASE_REF);
+  let hiddenEntries: TreeEntry[];
+  let agentBase = knownAgentBase;
   if (!agentBase) {
     const s0 = await sanitizedCommit(repos.real, baseSha, null, o.runId);
+    hiddenEntries = s0.hidden;
     agentBase = await shareCommit(repos, s0.commit, AGENT_BASE_REF);
+  } else {
+    hiddenEntries = await hiddenIn(repos.real, baseSha);
   }
-  let agentHead = await readRef(repos.agents, AGENT_HEAD_REF);
+  const hidden = new Set(hiddenEntries.map((e) => e.path));
+  let agentHead = knownAgentHead;
   if (!agentHead) {
     if (headSha) {
       const sh = await sanitizedCommit(repos.real, headSha, agentBase, o.runId);
+      for (const e of sh.hidden) hidden.add(e.path);
       agentHead = await shareCommit(repos, sh.commit, AGENT_HEAD_REF);
     } else {
       agentHead = agentBase;
       await setRef(repos.agents, AGENT_HEAD_REF, agentBase);
     }
+  } else if (headSha) {
+    for (const e of await hiddenIn(repos.real, headSha)) hidden.add(e.path);
   }
-  const hidden = new Set<string>();
-  for (const commit of headSha ? [baseSha, headSha] : [baseSha]) {
-    for (const e of await listTree(repos.real, commit))
-      if (isHiddenPath(e.path)) hidden.add(e.path);
-  }
-  const workHead = (await readRef(repos.real, WORK_REF)) ?? headSha ?? baseSha;
   return {
     baseSha,
     ...(headSha ? { headSha } : {}),
     agentBase,
     agentHead,
-    workHead,
+    workHead: work ?? headSha ?? baseSha,
     hidden: [...hidden].sort(),
+    hiddenEntries,
   };
 }
 
+async function hiddenIn(real: string, commit: string): Promise<TreeEntry[]> {
+  return (await listTree(real, commit)).filter((e) => isHiddenPath(e.path));
+}
+
 /**
- * Copies one sanitized commit from real.git into agents.git under `ref`. The fetch moves
+ * Copies one sanitized commit from real.git into agents.git under `ref`. The push moves
  * only what that commit reaches: its parent chain is sanitized too, so no object of a secret
  * file and no real history crosses.
  */
 async function shareCommit(repos: RunRepos, commit: string, ref: string): Promise<string> {
-  const staging = `refs/forge/share/${ref.split("/").pop()}`;
-  await setRef(repos.real, staging, commit);
-  await git(["fetch", "--quiet", "--no-tags", repos.real, `+${staging}:${ref}`], {
-    cwd: repos.agents,
+  await git(["push", "--quiet", "--no-verify", repos.agents, `+${commit}:${ref}`], {
+    cwd: repos.real,
   });
   return commit;
 }

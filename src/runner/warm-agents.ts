@@ -7,9 +7,10 @@
 // A warm agent must not keep a stale picture of the tree. Claude Code snapshots git status
 // into its context when it starts, unless its settings say `includeGitInstructions: false`
 // (ours do; measured: a warm agent prompted after the tree changed sends the same first request
-// as one started cold on the new tree). An agent whose settings lack it is warm-started only
-// behind a read-only step, whose tree does not change (one that changes it FAILs, R4.5, and its
-// warm successor is never used).
+// as one started cold on the new tree). Each step has a workspace of its own, laid out before
+// its warm agent starts; only the reviewer's, laid out while the builder works, is moved to the
+// builder's work before its prompt. An agent whose settings lack the key is therefore not
+// warm-started behind the builder.
 
 import { type LaunchedAgent, type PreparedAgent, stopLaunched } from "./agent-launch.js";
 import type { TreeManifest } from "./tree-manifest.js";

@@ -36,13 +36,13 @@ function dropOutputDeny(content: Record<string, unknown>): void {
 }
 
 /**
- * A builder that writes scripts/test.sh (which the base's verify.sh and `make test` run), runs
+ * A builder that writes tests/test.sh (which the base's verify.sh and `make test` run), runs
  * `make test` itself when asked (so the script runs before the runner commits), then PASSes.
  */
 function builderWritesTestSh(testSh: string, opts: { runMake?: boolean } = {}): Script {
   const evidence = opts.runMake ? "make test" : "sh scripts/verify.sh";
   return withRole("builder", [
-    { tools: [{ name: "Write", input: { file_path: "scripts/test.sh", content: testSh } }] },
+    { tools: [{ name: "Write", input: { file_path: "tests/test.sh", content: testSh } }] },
     ...(opts.runMake ? [{ tools: [{ name: "Bash", input: { command: "make test" } }] }] : []),
     {
       structured: {
@@ -119,8 +119,9 @@ describe("write detection (R4.5)", () => {
       expect(status.steps.find((s) => s.role === "security")?.state).toBe("queued");
       const wrote = events.find((e) => e.type === "runner.step.wrote");
       expect(wrote?.data.files).toEqual(["review-notes.txt"]);
-      expect(existsSync(join(f.forgeHome, "work", final.id, "repo", "review-notes.txt"))).toBe(
-        false,
+      // The reviewer's workspace was its own: nothing of it is used again or pushed.
+      expect(gitIn(f.repo, "log", "--all", "--name-only", "--format=")).not.toContain(
+        "review-notes.txt",
       );
     } finally {
       await f.cleanup();
@@ -307,7 +308,7 @@ describe("nothing the builder plants in .git acts on the host (R4.7)", () => {
           "builder",
           [
             {
-              tools: [{ name: "Write", input: { file_path: "scripts/test.sh", content: testSh } }],
+              tools: [{ name: "Write", input: { file_path: "tests/test.sh", content: testSh } }],
             },
             { tools: [{ name: "Bash", input: { command: "make test" } }] },
             ask,
@@ -331,8 +332,8 @@ describe("nothing the builder plants in .git acts on the host (R4.7)", () => {
       const final = await f.stack.engine.settled(run.id);
       expect(final?.state).toBe("passed");
       expect(readFileSync(victim, "utf8")).toBe("untouched\n");
-      // The first attempt's scripts/test.sh (the one that planted the link) is not built on.
-      const testSh = gitIn(f.repo, "show", `${final?.branch ?? ""}:scripts/test.sh`);
+      // The first attempt's tests/test.sh (the one that planted the link) is not built on.
+      const testSh = gitIn(f.repo, "show", `${final?.branch ?? ""}:tests/test.sh`);
       expect(testSh).not.toContain("ln -sf");
       expect(gitIn(f.repo, "show", `${final?.branch ?? ""}:greet.sh`)).toContain("!");
     } finally {

@@ -134,7 +134,7 @@ describe("applyOntoBase and treeProblem", () => {
     const repos = await openRunRepos(join(t.dir, "run"), remote);
     const m = await measureRun(repos, { runId: "r", baseRef: "main" });
     // The agents' base itself, re-applied, is no change at all.
-    expect(await applyOntoBase(repos.real, m.agentBase, base, "none")).toBe(base);
+    expect(await applyOntoBase(repos.real, m.agentBase, base, m.hiddenEntries, "none")).toBe(base);
     // A builder's tree: the agents' base plus one edit (built here in a scratch clone).
     const work = join(t.dir, "work");
     gitIn(t.dir, "clone", "-q", repos.real, work);
@@ -143,7 +143,7 @@ describe("applyOntoBase and treeProblem", () => {
     gitIn(work, "commit", "-q", "-am", "builder");
     const built = gitIn(work, "rev-parse", "HEAD");
     gitIn(work, "push", "-q", repos.real, `${built}:refs/forge/test-built`);
-    const applied = await applyOntoBase(repos.real, built, base, "forge: work");
+    const applied = await applyOntoBase(repos.real, built, base, m.hiddenEntries, "forge: work");
     expect(gitIn(repos.real, "rev-parse", `${applied}^`)).toBe(base);
     const facts = await diffFromBase(repos.real, base, applied);
     expect(facts.files).toEqual(["src/app.ts"]);

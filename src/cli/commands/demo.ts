@@ -46,7 +46,7 @@ export function registerDemo(program: Command): void {
           chain: "change",
           task: {
             title: "Greet with an exclamation mark",
-            body: "greet.sh should print 'Hello, NAME!' — the test in scripts/test.sh expects it.",
+            body: "greet.sh should print 'Hello, NAME!' — the test in tests/test.sh expects it.",
           },
           base: "main",
           box: "bwrap",
