@@ -161,7 +161,7 @@ export function bwrapBox(opts: BoxOptions): Box {
             "(with the box's own passwd and group), the toolchains named; nothing else of the " +
             "host exists in the box (no /root, /home, /srv, /run, /var, /opt, /mnt, FORGE_HOME)",
           "writable workspace and HOME only; empty /tmp and /var/tmp",
-          "the workspace's .git/config read-only, .git a mount point (the runner's git reads them)",
+          "the workspace's .git/config read-only, .git a mount point",
           userFact(user),
           "own PID, IPC, UTS (and cgroup) namespaces; new session; all capabilities dropped",
           "dies with its parent",
@@ -257,12 +257,11 @@ function userFact(user: BoxUser): string {
 }
 
 /**
- * The workspace's git config is the runner's, never the agent's. The runner runs git on the
- * workspace on the host after a step (snapshot, commit, diff, push), and a config key can make
- * git run a command (core.fsmonitor on `git status`, filter.<x>.clean on `git add`) or send the
- * push credential elsewhere (remote.origin.url, url.<x>.insteadOf) — so `.git/config` is
- * read-only in the box. `.git` itself becomes a mount point (bound onto itself), so it cannot
- * be renamed away and replaced by a git dir of the agent's making (EBUSY).
+ * A second layer: the host's git no longer runs in a workspace at all (src/runner/run-repos.ts
+ * — it fetches the builder's work from a bundle made in the box), and each step gets a fresh
+ * one. The workspace's `.git/config` stays read-only in the box and `.git` a mount point
+ * (bound onto itself, so it cannot be renamed away: EBUSY): an agent that goes round them
+ * (`commondir`, includes) changes only what git does in its own box.
  */
 export function gitDirArgs(workspace: string): { mountPoint: string[]; readOnly: string[] } {
   const gitDir = `${workspace}/.git`;

@@ -1,8 +1,8 @@
 // The runner's only way to call git. Every call runs with core.hooksPath=/dev/null (R2.5):
 // a cloned repository's hooks are repository-controlled code and must never run in the
 // runner's process, which holds the push credential. core.fsmonitor=false likewise: it names a
-// command `git status` runs. (Boxes keep .git/config read-only, so an agent cannot set either;
-// this holds even in a worktree box, which protects nothing.) And --no-replace-objects: the
+// command `git status` runs. (It runs only in the runner's own bare repositories, which no box
+// can write; these stay as a second layer.) And --no-replace-objects: the
 // builder can write `refs/replace/<id>` in its workspace, and with it every diff, `cat-file`
 // and `ls-tree` the runner reads would show another object's content in place of the one that
 // is committed and pushed — a harmless diff for the reviewer, security and the secret scan,

@@ -53,7 +53,7 @@ describe("container box (argv only)", () => {
     ]);
   });
 
-  it("mounts a workspace's .git/config read-only (the runner's git reads it on the host)", () => {
+  it("mounts a workspace's .git/config read-only (a second layer: the host's git never reads it)", () => {
     const t = mkdtempSync(join(tmpdir(), "forge-container-"));
     try {
       const ws = join(t, "ws");
