@@ -1,49 +1,41 @@
-// One role step, start to verdict facts: the step's own workspace, its agent (warm or cold),
-// the prompt, the wait, and what the runner measures afterwards — the verdict rules, the role
-// gate, write detection for a read-only step, and the builder's work brought back and checked.
+// One role step: its own workspace (placeStep), its agent warm or cold with the prompt and the
+// whole wait (runAgent), then what the runner concludes from it (step-judge.ts).
 import { join } from "node:path";
 import type { Box } from "../boxes/types.js";
 import type { StepInput, StepResult } from "../chain/ports.js";
 import type { RunRecord } from "../chain/types.js";
 import { ROLE_GATE_VIOLATION } from "../policy/index.js";
 import { readOnlyPromptSentences } from "../providers/read-only-flags.js";
-import type { Decision } from "../roles/decision.js";
 import type { Role } from "../roles/role-names.js";
-import { decideVerdict, prepareVerdicts } from "../roles/verdict.js";
+import { prepareVerdicts } from "../roles/verdict.js";
 import { redactSecrets } from "../secrets/index.js";
 import {
   type AgentLaunchDeps,
   invocationFor,
   type LaunchedAgent,
   launchAgent,
+  type PreparedAgent,
   prepareAgent,
   stopLaunched,
 } from "./agent-launch.js";
-import { cancelledBeforeStart } from "./agent-process.js";
-import { checkBuilderWork } from "./builder-checks.js";
-import type { DiffCache } from "./diff.js";
+import { type AgentProcessResult, cancelledBeforeStart } from "./agent-process.js";
+import type { DiffCache, DiffFacts } from "./diff.js";
 import { diffTooLarge } from "./diff-budget.js";
 import type { LocalRunnerOptions } from "./local-runner.js";
 import { registerAgentLogin } from "./login-secrets.js";
 import { buildPrompt, LIMITS } from "./prompt.js";
 import type { RunGit, RunGitCache } from "./run-git.js";
-import { loadRunState, saveRunState } from "./run-state.js";
-import {
-  constraintsFor,
-  feedbackFor,
-  processReasons,
-  readRequest,
-  roleGateOutcome,
-} from "./step-outcome.js";
+import { loadRunState, type RunState, saveRunState } from "./run-state.js";
+import { judgeStep } from "./step-judge.js";
+import { constraintsFor, feedbackFor } from "./step-outcome.js";
 import { advanceStep, layOutStep, type StepPrepareDeps } from "./step-prepare.js";
 import { phaseClock } from "./step-timing.js";
 import type { LayoutBoxes } from "./step-workspace.js";
-import { detectWrites, manifestOf, type TreeManifest } from "./tree-manifest.js";
+import { manifestOf, type TreeManifest } from "./tree-manifest.js";
 import type { WarmAgent } from "./warm-agents.js";
 import type { Workspace } from "./workspace.js";
 
 const DEFAULT_STEP_TIMEOUT = 30 * 60_000;
-const TRANSCRIPT_CAP = 512 * 1024;
 
 type StepKey = { index: number; role: Role; attempt: number };
 
@@ -69,77 +61,123 @@ export interface StepContext {
   commitFor(role: Role, g: RunGit): string;
 }
 
+/** What every phase of one step shares. */
+export interface StepScope {
+  input: StepInput;
+  g: RunGit;
+  state: RunState;
+  branch: string;
+  stepDir: string;
+  events: StepResult["events"];
+  clock: ReturnType<typeof phaseClock>;
+  fail(reasons: string[]): StepResult;
+}
+
 export async function runOneStep(c: StepContext, input: StepInput): Promise<StepResult> {
   const { run, role, attempt } = input;
   const events: StepResult["events"] = [];
-  const clock = phaseClock();
-  const state = await loadRunState(c.runDir(run.id));
   const branch = c.branchOf(run);
   const g = await c.runs.get(run);
   const runPatch = { baseSha: g.base.baseSha, branch };
-  const fail = (reasons: string[]): StepResult => ({
-    decision: { role, verdict: "FAIL", reasons, overridden: false },
-    output: null,
-    feedback: feedbackFor(role, attempt, "failed", reasons.join("; ")),
+  const scope: StepScope = {
+    input,
+    g,
+    state: await loadRunState(c.runDir(run.id)),
+    branch,
+    stepDir: c.stepDirOf(run.id, input),
     events,
-    runPatch,
-  });
-  const stepDir = c.stepDirOf(run.id, input);
-  const warm = await c.takeWarm(input);
-  warm?.launched.handle.hold(true);
-  let ws: Workspace;
-  let before: TreeManifest | null = warm?.before ?? null;
-  if (warm) {
-    ws = warm.prepared.target.ws;
-    const commit = c.commitFor(role, g);
-    if (warm.commit !== commit) {
-      await advanceStep(c.prepareDeps, g, { stepDir, branch, commit });
-      if (before) before = await manifestOf(ws.dir);
-    }
-  } else {
-    const laid = await layOutStep(c.prepareDeps, g, { role, stepDir, branch });
-    events.push(...laid.events);
-    ws = laid.ws;
-    if (laid.setupFailed) return fail([`setup command failed: ${laid.setupFailed}`]);
-  }
-  clock.mark("workspace");
-  if (state.notes.length === 0) {
-    state.notes.push(...c.boxFor(role, ws.dir, stepDir, []).describe().notes);
-    await saveRunState(c.runDir(run.id), state);
-  }
-
-  const target = {
-    run,
-    role,
-    index: input.index,
-    attempt,
-    ws,
-    stepDir,
-    roleRepoDir: g.roleFilesDir,
+    clock: phaseClock(),
+    fail: (reasons) => ({
+      decision: { role, verdict: "FAIL", reasons, overridden: false },
+      output: null,
+      feedback: feedbackFor(role, attempt, "failed", reasons.join("; ")),
+      events,
+      runPatch,
+    }),
   };
-  const prepared = warm?.prepared ?? (await prepareAgent(c.launchDeps, target));
-  const { readOnly, home, settingsFile, ledgerFile, providerOpts } = prepared;
-  const boxInfo = prepared.box.describe();
-  events.push({
-    type: "step.prepared",
-    data: {
-      role,
-      attempt,
-      roleSource: prepared.definition.origin,
-      skills: prepared.skills.installed,
-      skillsMissing: prepared.skills.missing,
-      skillsRefused: prepared.skills.refused,
-      box: boxInfo.kind,
-      network: boxInfo.network,
-      warmStart: warm !== null,
-    },
-  });
+  const placed = await placeStep(c, scope);
+  if ("decision" in placed) return placed;
+  const ran = await runAgent(c, scope, placed);
+  if ("decision" in ran) return ran;
+  return { ...(await judgeStep(c, scope, ran)), runPatch };
+}
 
-  clock.mark("prepare");
+interface Placed {
+  warm: WarmAgent | null;
+  ws: Workspace;
+  before: TreeManifest | null;
+}
+
+/** The step's workspace: the warm agent's (moved to its commit if needed), or laid out now. */
+async function placeStep(c: StepContext, s: StepScope): Promise<Placed | StepResult> {
+  const { role } = s.input;
+  const warm = await c.takeWarm(s.input);
+  warm?.launched.handle.hold(true);
+  try {
+    let ws: Workspace;
+    let before = warm?.before ?? null;
+    if (warm) {
+      ws = warm.prepared.target.ws;
+      const commit = c.commitFor(role, s.g);
+      if (warm.commit !== commit) {
+        await advanceStep(c.prepareDeps, s.g, { stepDir: s.stepDir, branch: s.branch, commit });
+        if (before) before = await manifestOf(ws.dir);
+      }
+    } else {
+      const laid = await layOutStep(c.prepareDeps, s.g, {
+        role,
+        stepDir: s.stepDir,
+        branch: s.branch,
+      });
+      s.events.push(...laid.events);
+      ws = laid.ws;
+      if (laid.setupFailed) return s.fail([`setup command failed: ${laid.setupFailed}`]);
+    }
+    s.clock.mark("workspace");
+    if (s.state.notes.length === 0) {
+      s.state.notes.push(...c.boxFor(role, ws.dir, s.stepDir, []).describe().notes);
+      await saveRunState(c.runDir(s.input.run.id), s.state);
+    }
+    return { warm, ws, before };
+  } catch (error) {
+    // The warm agent taken for this step must not outlive it.
+    if (warm) await stopLaunched(warm.launched);
+    throw error;
+  }
+}
+
+export interface Ran {
+  prepared: PreparedAgent;
+  ws: Workspace;
+  before: TreeManifest | null;
+  realDiff: DiffFacts | null;
+  proc: AgentProcessResult;
+  timeoutMs: number;
+}
+
+/** The agent, warm or cold, its prompt and its whole run; the next step's agent warms meanwhile. */
+async function runAgent(c: StepContext, s: StepScope, p: Placed): Promise<Ran | StepResult> {
+  const { opts } = c;
+  const { input, g } = s;
+  const { role, attempt } = input;
+  const { warm, ws } = p;
+  const prepared =
+    warm?.prepared ??
+    (await prepareAgent(c.launchDeps, {
+      run: input.run,
+      role,
+      index: input.index,
+      attempt,
+      ws,
+      stepDir: s.stepDir,
+      roleRepoDir: g.roleFilesDir,
+    }));
+  const { readOnly, home, providerOpts } = prepared;
+  s.events.push(preparedEvent(prepared, role, attempt, warm !== null));
+  s.clock.mark("prepare");
   // The agent boots while the runner lists the workspace and builds the prompt: an agent
   // without a prompt reads nothing of the tree (an agent whose settings make it read the tree
   // at its start waits for the listing).
-  const { opts } = c;
   const early =
     opts.provider.promptOnStdin && !warm && !input.signal.aborted && !prepared.readsTreeAtStart;
   const launching: Promise<LaunchedAgent | null> = warm
@@ -147,30 +185,30 @@ export async function runOneStep(c: StepContext, input: StepInput): Promise<Step
     : early
       ? launchAgent(c.launchDeps, prepared, invocationFor(c.launchDeps, prepared))
       : Promise.resolve(null);
-  const reviewing = role === "reviewer" || role === "security";
-  const [diff, realDiff, listed] = await Promise.all([
-    reviewing ? c.diffs.diff(g.repos.agents, g.base.agentBase, g.base.agentHead) : null,
-    reviewing ? c.diffs.diff(g.repos.real, g.base.baseSha, g.base.workHead) : null,
-    before ?? (readOnly ? manifestOf(ws.dir) : null),
-  ]).catch(async (error: unknown) => {
-    // The agent started for this step must not outlive it.
+  const stopStarted = async () => {
     const started = await launching.catch(() => null);
     if (started) await stopLaunched(started);
+  };
+  const reviewing = role === "reviewer" || role === "security";
+  const [diff, realDiff, before] = await Promise.all([
+    reviewing ? c.diffs.diff(g.repos.agents, g.base.agentBase, g.base.agentHead) : null,
+    reviewing ? c.diffs.diff(g.repos.real, g.base.baseSha, g.base.workHead) : null,
+    p.before ?? (readOnly ? manifestOf(ws.dir) : null),
+  ]).catch(async (error: unknown) => {
+    await stopStarted();
     throw error;
   });
-  before = listed;
-  clock.mark("write-check");
+  s.clock.mark("write-check");
   // The reviewer and security see the whole diff or nothing (diff-budget.ts): never a cut.
   const diffLimit = opts.config?.review?.maxDiffBytes.value ?? LIMITS.diff;
   const tooLarge = diff ? diffTooLarge(diff.diff, diffLimit) : null;
   if (tooLarge) {
-    const started = await launching.catch(() => null);
-    if (started) await stopLaunched(started);
-    return fail([tooLarge]);
+    await stopStarted();
+    return s.fail([tooLarge]);
   }
   // The next step's agent can start now and wait for its prompt (warm-agents.ts).
-  const warming = input.next ? c.warmNext(input, input.next, events) : Promise.resolve();
-  const controls = reviewing ? await controlsForPrompt(state.controls) : undefined;
+  const warming = input.next ? c.warmNext(input, input.next, s.events) : Promise.resolve();
+  const controls = reviewing ? await controlsForPrompt(s.state.controls) : undefined;
   const prompt = buildPrompt({
     role,
     roleDefinition: prepared.definition.prompt,
@@ -193,7 +231,7 @@ export async function runOneStep(c: StepContext, input: StepInput): Promise<Step
       invocationFor(c.launchDeps, prepared, promptArg),
     );
   }
-  clock.mark("prepare");
+  s.clock.mark("prepare");
   const inv = launched?.invocation;
   if (launched && inv?.stdinPrompt) launched.handle.send(inv.stdinPrompt(prompt));
   // Once per process, while the agent works rather than after it (a cold one takes 0.1 s of
@@ -217,97 +255,26 @@ export async function runOneStep(c: StepContext, input: StepInput): Promise<Step
   if (opts.claudeCredentialsFile) {
     await registerAgentLogin(join(home, ".claude", ".credentials.json"));
   }
-  clock.mark("agent");
-  const transcript = (await redactSecrets(proc.stdout.slice(-TRANSCRIPT_CAP))).text;
-  events.push({
-    type: "step.transcript",
+  s.clock.mark("agent");
+  return { prepared, ws, before, realDiff, proc, timeoutMs };
+}
+
+function preparedEvent(p: PreparedAgent, role: Role, attempt: number, warmStart: boolean) {
+  const boxInfo = p.box.describe();
+  return {
+    type: "step.prepared",
     data: {
       role,
       attempt,
-      bytes: proc.stdout.length,
-      truncated: proc.stdout.length > TRANSCRIPT_CAP,
-      turns: proc.turns,
-      stream: transcript,
+      roleSource: p.definition.origin,
+      skills: p.skills.installed,
+      skillsMissing: p.skills.missing,
+      skillsRefused: p.skills.refused,
+      box: boxInfo.kind,
+      network: boxInfo.network,
+      warmStart,
     },
-  });
-
-  const parsed = opts.provider.parseResult(proc.stdout);
-  // The secret rule (R3.3) reads the real diff: files agents were not shown count too.
-  const verdict = await decideVerdict(role, parsed.raw, realDiff ? { diff: realDiff.diff } : {});
-  let decision: Decision = verdict.decision;
-  const gate = await roleGateOutcome(ledgerFile, join(stepDir, "ledger.jsonl"), proc.stoppedBy);
-  if (gate) events.push({ type: "role_gate.violation", data: { role, ...gate } });
-  const runnerReasons = await processReasons(proc, {
-    timeoutMs,
-    maxTurns: providerOpts.maxTurns,
-    gate: gate?.detail,
-  });
-
-  clock.mark("verdict");
-  // R4.5 / R2.7: a read-only step that changed its workspace FAILs; the workspace is this
-  // step's alone, so its changes go with it.
-  if (before) {
-    const wrote = await detectWrites(ws.dir, before, role);
-    if (wrote) {
-      events.push(wrote.event);
-      runnerReasons.push(wrote.reason);
-    }
-  }
-
-  clock.mark("write-check");
-  if (role === "builder" && runnerReasons.length === 0 && decision.verdict === "PASS") {
-    const checked = await checkBuilderWork({
-      work: {
-        box: c.boxFor(role, ws.dir, home, [settingsFile, g.repos.agents]),
-        ws: ws.dir,
-        env: c.scrubbedEnv(home),
-        repos: g.repos,
-        base: g.base,
-        stepDir,
-        runId: run.id,
-        title: run.task.title,
-        timeoutMs: opts.controlTimeoutMs ?? 10 * 60_000,
-      },
-      branch,
-      config: opts.config,
-      ...(opts.controlTimeoutMs !== undefined ? { controlTimeoutMs: opts.controlTimeoutMs } : {}),
-      layout: c.layout,
-      controlsDir: join(stepDir, "controls"),
-      controlsBox: (dir, h, extra = []) => c.boxFor(role, dir, h, extra),
-      setupBox: (dir, h) => c.boxFor(role, dir, h, []),
-      controlsEnv: c.scrubbedEnv,
-      forge: c.forgeArgv,
-      state,
-      saveState: () => saveRunState(c.runDir(run.id), state),
-    });
-    events.push(...checked.events);
-    runnerReasons.push(...checked.reasons);
-    if (checked.work) c.runs.setWork(run.id, checked.work);
-  }
-
-  clock.mark("after");
-  events.push({ type: "step.timings", data: { role, attempt, phases: clock.phases() } });
-  if (runnerReasons.length > 0) {
-    decision = {
-      role,
-      verdict: "FAIL",
-      reasons: [...runnerReasons, ...decision.reasons],
-      overridden: decision.verdict === "PASS",
-    };
-  }
-  const request = readRequest(verdict.output);
-  const disposition =
-    request && runnerReasons.length === 0
-      ? "clarification"
-      : decision.verdict === "PASS"
-        ? "completed"
-        : "failed";
-  const summary =
-    typeof (verdict.output as { summary?: unknown } | null)?.summary === "string"
-      ? String((verdict.output as { summary: string }).summary).slice(0, 2000)
-      : decision.reasons.join("; ").slice(0, 2000);
-  const feedback = feedbackFor(role, attempt, disposition, summary, request ?? undefined);
-  return { decision, output: verdict.output, feedback, events, runPatch };
+  };
 }
 
 /**

@@ -1,0 +1,126 @@
+// What the runner concludes after a step's agent ended: the transcript, the verdict rules, the
+// role gate, how the process ended, write detection for a read-only step, and — for a builder
+// that claimed PASS — its work brought back and checked (builder-checks.ts).
+import { join } from "node:path";
+import type { StepResult } from "../chain/ports.js";
+import type { Decision } from "../roles/decision.js";
+import { decideVerdict } from "../roles/verdict.js";
+import { redactSecrets } from "../secrets/index.js";
+import { checkBuilderWork } from "./builder-checks.js";
+import { saveRunState } from "./run-state.js";
+import type { Ran, StepContext, StepScope } from "./run-step.js";
+import { feedbackFor, processReasons, readRequest, roleGateOutcome } from "./step-outcome.js";
+import { detectWrites } from "./tree-manifest.js";
+
+const TRANSCRIPT_CAP = 512 * 1024;
+
+export async function judgeStep(
+  c: StepContext,
+  s: StepScope,
+  r: Ran,
+): Promise<Omit<StepResult, "runPatch">> {
+  const { role, attempt } = s.input;
+  const { proc, prepared } = r;
+  const transcript = (await redactSecrets(proc.stdout.slice(-TRANSCRIPT_CAP))).text;
+  s.events.push({
+    type: "step.transcript",
+    data: {
+      role,
+      attempt,
+      bytes: proc.stdout.length,
+      truncated: proc.stdout.length > TRANSCRIPT_CAP,
+      turns: proc.turns,
+      stream: transcript,
+    },
+  });
+  const parsed = c.opts.provider.parseResult(proc.stdout);
+  // The secret rule (R3.3) reads the real diff: files agents were not shown count too.
+  const verdict = await decideVerdict(
+    role,
+    parsed.raw,
+    r.realDiff ? { diff: r.realDiff.diff } : {},
+  );
+  let decision: Decision = verdict.decision;
+  const gate = await roleGateOutcome(
+    prepared.ledgerFile,
+    join(s.stepDir, "ledger.jsonl"),
+    proc.stoppedBy,
+  );
+  if (gate) s.events.push({ type: "role_gate.violation", data: { role, ...gate } });
+  const runnerReasons = await processReasons(proc, {
+    timeoutMs: r.timeoutMs,
+    maxTurns: prepared.providerOpts.maxTurns,
+    gate: gate?.detail,
+  });
+  s.clock.mark("verdict");
+  // R4.5 / R2.7: a read-only step that changed its workspace FAILs; the workspace is this
+  // step's alone, so its changes go with it.
+  if (r.before) {
+    const wrote = await detectWrites(r.ws.dir, r.before, role);
+    if (wrote) {
+      s.events.push(wrote.event);
+      runnerReasons.push(wrote.reason);
+    }
+  }
+  s.clock.mark("write-check");
+  if (role === "builder" && runnerReasons.length === 0 && decision.verdict === "PASS") {
+    runnerReasons.push(...(await checkBuilder(c, s, r)));
+  }
+  s.clock.mark("after");
+  s.events.push({ type: "step.timings", data: { role, attempt, phases: s.clock.phases() } });
+  if (runnerReasons.length > 0) {
+    decision = {
+      role,
+      verdict: "FAIL",
+      reasons: [...runnerReasons, ...decision.reasons],
+      overridden: decision.verdict === "PASS",
+    };
+  }
+  const request = readRequest(verdict.output);
+  const disposition =
+    request && runnerReasons.length === 0
+      ? "clarification"
+      : decision.verdict === "PASS"
+        ? "completed"
+        : "failed";
+  const summary =
+    typeof (verdict.output as { summary?: unknown } | null)?.summary === "string"
+      ? String((verdict.output as { summary: string }).summary).slice(0, 2000)
+      : decision.reasons.join("; ").slice(0, 2000);
+  const feedback = feedbackFor(role, attempt, disposition, summary, request ?? undefined);
+  return { decision, output: verdict.output, feedback, events: s.events };
+}
+
+/** The builder's work imported, verify and the controls run on it: the reasons it FAILs. */
+async function checkBuilder(c: StepContext, s: StepScope, r: Ran): Promise<string[]> {
+  const { opts } = c;
+  const { run, role } = s.input;
+  const { home, settingsFile } = r.prepared;
+  const checked = await checkBuilderWork({
+    work: {
+      box: c.boxFor(role, r.ws.dir, home, [settingsFile, s.g.repos.agents]),
+      ws: r.ws.dir,
+      env: c.scrubbedEnv(home),
+      repos: s.g.repos,
+      base: s.g.base,
+      stepDir: s.stepDir,
+      runId: run.id,
+      title: run.task.title,
+      timeoutMs: opts.controlTimeoutMs ?? 10 * 60_000,
+    },
+    branch: s.branch,
+    config: opts.config,
+    ...(opts.controlTimeoutMs !== undefined ? { controlTimeoutMs: opts.controlTimeoutMs } : {}),
+    layout: c.layout,
+    controlsDir: join(s.stepDir, "controls"),
+    controlsBox: (dir, h, extra = []) => c.boxFor(role, dir, h, extra),
+    setupBox: (dir, h) => c.boxFor(role, dir, h, []),
+    controlsEnv: c.scrubbedEnv,
+    forge: c.forgeArgv,
+    state: s.state,
+    saveState: () => saveRunState(c.runDir(run.id), s.state),
+  });
+  s.events.push(...checked.events);
+  if (checked.work) c.runs.setWork(run.id, checked.work);
+  return checked.reasons;
+}
