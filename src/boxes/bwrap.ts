@@ -86,6 +86,12 @@ export function bwrapBox(opts: BoxOptions): Box {
     for (const p of writes) plan.bind(p);
     // After the write subpaths: not even a profile that makes `.git` writable undoes it.
     if (git.readOnly.length) plan.roBind(`${workspace}/.git/config`);
+    // In the order given: a later bind takes the earlier ones below it along (binds are
+    // recursive), so the workspace shown again elsewhere shows the setup results in it too.
+    for (const b of opts.extraBinds ?? []) {
+      if (b.readOnly) plan.roBind(real(b.src), b.dest);
+      else plan.bind(real(b.src), b.dest);
+    }
     const shown = [
       ...SYSTEM_ROOTS.map(real),
       "/etc",
@@ -94,6 +100,7 @@ export function bwrapBox(opts: BoxOptions): Box {
       workspace,
       home,
       ...writes,
+      ...(opts.extraBinds ?? []).map((b) => b.dest),
     ];
     const hidden = [...masks.map(real), ...BOX_TMP_DIRS];
     for (const abs of deny.filter((p) => !denyAbove.includes(p))) {

@@ -9,7 +9,13 @@ import { DEFAULT_HOST_MASKS } from "./bwrap.js";
 import { createBox } from "./create-box.js";
 import { isStrictAncestor, isWithin, real } from "./paths.js";
 import { toolboxPaths } from "./toolbox.js";
-import { type Box, type BoxKind, BoxRefusedError, type NetworkSeam } from "./types.js";
+import {
+  type Box,
+  type BoxKind,
+  BoxRefusedError,
+  type ExtraBind,
+  type NetworkSeam,
+} from "./types.js";
 
 export interface RunBoxOptions {
   workspace: string;
@@ -24,6 +30,8 @@ export interface RunBoxOptions {
   user: BoxUser;
   /** forgechain's install root: only its toolbox entries enter the box. */
   installRoot: string;
+  /** More binds after the workspace's own (types.ts ExtraBind). */
+  extraBinds?: ExtraBind[];
   /** More toolchain paths (absolute, existing), beside FORGE_BOX_PATHS. */
   extraPaths?: string[];
   /** Where FORGE_BOX_PATHS is read (default process.env). */
@@ -61,6 +69,7 @@ export function createRunBox(kind: BoxKind, o: RunBoxOptions): Box {
     ownWork: o.ownWork ?? false,
     user: o.user,
     toolchainPaths: toolchains,
+    ...(o.extraBinds?.length ? { extraBinds: o.extraBinds } : {}),
     // The install root is emptied even where a toolchain path shows it (an npm install under
     // /usr); its toolbox entries then show again inside it.
     hostMasks: [...DEFAULT_HOST_MASKS, root],

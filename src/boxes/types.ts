@@ -43,6 +43,12 @@ export interface NetworkSeam {
   proxySocket?: string;
 }
 
+export interface ExtraBind {
+  src: string;
+  dest: string;
+  readOnly: boolean;
+}
+
 export interface BoxOptions {
   /** The step's workspace (a clone the runner owns): writable. */
   workspace: string;
@@ -81,6 +87,13 @@ export interface BoxOptions {
   hostMasks?: string[];
   /** bwrap: util-linux's setpriv, for a switched user (default /usr/bin/setpriv). */
   setprivPath?: string;
+  /**
+   * More binds, after the workspace's own (bwrap only): `src` shown at `dest`, in order. The
+   * run's setup results shown in a step's workspace, and that workspace shown again where setup
+   * ran (a venv's scripts and an editable install name that path). A `dest` inside the
+   * workspace must exist there.
+   */
+  extraBinds?: ExtraBind[];
   /** bwrap: the binary (default /usr/bin/bwrap). */
   bwrapPath?: string;
   /** container: docker or podman (default docker). */

@@ -176,8 +176,28 @@ export interface ChainObserver {
   progress?(runId: string, progress: StepProgress): void;
 }
 
+/** What the run's setup phase established before its first step. */
+export interface RunPreparation {
+  /** false: the run fails before any step, for `reasons`. */
+  ok: boolean;
+  reasons: string[];
+  /** Facts the runner established (what setup ran, its output), journaled as events. */
+  events: Array<{ type: string; data: Record<string, unknown> }>;
+  runPatch?: Partial<Pick<RunRecord, "baseSha" | "branch">>;
+}
+
 /** Executes steps of a run. One instance serves many runs; state per run lives on disk. */
 export interface StepRunner {
+  /**
+   * The run's setup phase, once, before its first step (the project's `setup:` commands, in a
+   * writable box). Called again only when no step has started yet (a restart in between).
+   * A runner without one has nothing to set up.
+   */
+  prepareRun?(input: {
+    run: RunRecord;
+    signal: AbortSignal;
+    progress(progress: StepProgress): void;
+  }): Promise<RunPreparation>;
   runStep(input: StepInput): Promise<StepResult>;
   /** After the last step (passed or not): write and push the run output. Idempotent. */
   finishRun(run: RunRecord, steps: StepRecord[]): Promise<RunArtifacts>;

@@ -6,7 +6,7 @@
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { type BoxUser, handToBox } from "../boxes/box-user.js";
-import type { Box, BoxKind } from "../boxes/types.js";
+import type { Box, BoxKind, ExtraBind } from "../boxes/types.js";
 import type { RunRecord } from "../chain/types.js";
 import {
   type Profile,
@@ -38,7 +38,13 @@ export interface AgentLaunchDeps {
   guardServer?: boolean;
   /** Who the boxes run as: HOMEs and the guard socket are handed to this user. */
   boxUser?: BoxUser;
-  boxFor(role: Role, workspace: string, home: string, extraReadOnly: string[]): Box;
+  boxFor(
+    role: Role,
+    workspace: string,
+    home: string,
+    extraReadOnly: string[],
+    binds?: ExtraBind[],
+  ): Box;
 }
 
 export interface StepTarget {
@@ -153,7 +159,13 @@ export async function prepareAgent(deps: AgentLaunchDeps, t: StepTarget): Promis
     ledgerFile,
     definition: { prompt: def.prompt, origin: def.origin },
     skills: { installed: skills.installed, missing: skills.missing, refused: skills.refused },
-    box: deps.boxFor(role, ws.dir, home, [settingsFile, profileFile, ...(ws.readOnly ?? [])]),
+    box: deps.boxFor(
+      role,
+      ws.dir,
+      home,
+      [settingsFile, profileFile, ...(ws.readOnly ?? [])],
+      ws.binds,
+    ),
     providerOpts,
     model: def.model ?? providerOpts.model,
     schemaJson,
@@ -201,12 +213,13 @@ export async function launchAgent(
       ? await openGuardSocket("/tmp", deps.boxUser)
       : null;
   const agentBox = guardSock
-    ? deps.boxFor(role, ws.dir, p.home, [
-        p.settingsFile,
-        p.profileFile,
-        guardSock.dir,
-        ...(ws.readOnly ?? []),
-      ])
+    ? deps.boxFor(
+        role,
+        ws.dir,
+        p.home,
+        [p.settingsFile, p.profileFile, guardSock.dir, ...(ws.readOnly ?? [])],
+        ws.binds,
+      )
     : p.box;
   const agentCmd = guardSock
     ? commandWithGuardServer(invocation.command, invocation.args, {

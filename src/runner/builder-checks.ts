@@ -6,7 +6,7 @@
 // controls (R8.3) in a box over that checkout — the repository as committed, secret files
 // included, never with the model credential. Every failure is a reason to FAIL.
 import { join } from "node:path";
-import type { Box } from "../boxes/types.js";
+import type { Box, ExtraBind } from "../boxes/types.js";
 import {
   controlsToRun,
   evaluateControls,
@@ -18,7 +18,11 @@ import {
 import { redactSecrets } from "../secrets/index.js";
 import { type ImportTarget, importBuilderWork } from "./builder-import.js";
 import { runBuiltinControls, runControls, runSetup } from "./controls-exec.js";
+import { isDependencyManifest } from "./dependency-manifests.js";
+import { git } from "./git.js";
 import type { RunState } from "./run-state.js";
+import { copySetupResults } from "./setup-binds.js";
+import type { SetupResults } from "./setup-phase.js";
 import { type LayoutBoxes, layOutWorkspace } from "./step-workspace.js";
 import { verifyFromBaseInBox } from "./verify-in-box.js";
 
@@ -34,7 +38,9 @@ export interface BuilderChecks {
   /** A runner-owned directory for the controls' checkout, HOME and verify's script copy. */
   controlsDir: string;
   /** The box verify and the controls run in: `dir` writable, `extraReadOnly` read-only. */
-  controlsBox: (dir: string, home: string, extraReadOnly?: string[]) => Box;
+  controlsBox: (dir: string, home: string, extraReadOnly?: string[], binds?: ExtraBind[]) => Box;
+  /** What the run's setup phase left (setup-phase.ts), if it ran. */
+  setup?: SetupResults;
   /** The box `setup:` runs in (it may reach the package registries). */
   setupBox: (dir: string, home: string) => Box;
   controlsEnv: (home: string) => Record<string, string>;
@@ -43,6 +49,52 @@ export interface BuilderChecks {
   /** The run's state: the control results are kept in it for the reviewer and the report. */
   state: RunState;
   saveState: () => Promise<void>;
+}
+
+/**
+ * The setup's results in the controls' checkout: a copy of the run's (setup-binds.ts), or — when
+ * the builder's change touches a dependency manifest — the setup commands run again there.
+ */
+async function placeSetupResults(
+  c: BuilderChecks,
+  ws: string,
+  home: string,
+  workHead: string,
+): Promise<{ binds: ExtraBind[]; events: Event[]; failed?: string }> {
+  const commands = c.config ? setupToRun(c.config) : [];
+  if (commands.length === 0) return { binds: [], events: [] };
+  const changed = await git(
+    ["diff", "--name-only", "--no-renames", "-z", c.work.base.baseSha, workHead],
+    { cwd: c.work.repos.real },
+  );
+  const manifests = changed.stdout.split("\0").filter((f) => f && isDependencyManifest(f));
+  if (c.setup && manifests.length === 0) {
+    const copied = await copySetupResults(c.layout, c.setup, ws, join(c.controlsDir, "copy-home"));
+    return { binds: copied.binds, events: [] };
+  }
+  const r = await runSetup(commands, {
+    box: c.setupBox(ws, home),
+    workspace: ws,
+    env: c.controlsEnv(home),
+    forge: c.forge,
+    timeoutMs: c.controlTimeoutMs ?? 20 * 60_000,
+  });
+  const events: Event[] = [
+    {
+      type: "setup.finished",
+      data: {
+        ok: r.ok,
+        for: "controls",
+        because: manifests.length
+          ? `the builder's change touches ${manifests.slice(0, 10).join(", ")}`
+          : "the run's setup results are not there",
+        output: (await redactSecrets(r.output)).text,
+      },
+    },
+  ];
+  return r.ok
+    ? { binds: [], events }
+    : { binds: [], events, failed: `setup command failed before the controls: ${r.failed}` };
 }
 
 export async function checkBuilderWork(c: BuilderChecks): Promise<{
@@ -73,23 +125,10 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
   });
   const env = c.controlsEnv(home);
   const timeoutMs = c.controlTimeoutMs ?? 20 * 60_000;
-  const setup = c.config ? setupToRun(c.config) : [];
-  if (setup.length > 0) {
-    const r = await runSetup(setup, {
-      box: c.setupBox(ws, home),
-      workspace: ws,
-      env,
-      forge: c.forge,
-      timeoutMs,
-    });
-    events.push({
-      type: "setup.finished",
-      data: { ok: r.ok, for: "controls", output: (await redactSecrets(r.output)).text },
-    });
-    if (!r.ok) {
-      return { events, reasons: [`setup command failed before the controls: ${r.failed}`], work };
-    }
-  }
+  const placed = await placeSetupResults(c, ws, home, imported.workHead);
+  events.push(...placed.events);
+  if (placed.failed) return { events, reasons: [placed.failed], work };
+  const binds = placed.binds;
   const reasons: string[] = [];
   const toRun = c.config ? controlsToRun(c.config) : [];
   // Built-in controls read the committed work's git objects in the runner (tree-scan.ts):
@@ -104,7 +143,7 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
     repo: real,
     baseSha,
     scriptDir: join(c.controlsDir, "verify"),
-    box: (scriptDir) => c.controlsBox(ws, home, [scriptDir]),
+    box: (scriptDir) => c.controlsBox(ws, home, [scriptDir], binds),
     env,
     timeoutMs: c.controlTimeoutMs ?? 10 * 60_000,
   }).catch((error: unknown) => ({
@@ -137,7 +176,7 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
   if (c.config) {
     const late = await runControls(
       toRun.filter((x) => !isBuiltinRun(x.run)),
-      { box: c.controlsBox(ws, home), workspace: ws, env, forge: c.forge, timeoutMs },
+      { box: c.controlsBox(ws, home, [], binds), workspace: ws, env, forge: c.forge, timeoutMs },
     );
     const done = [...(await early), ...late];
     // The configured order, for the report and the reviewer.

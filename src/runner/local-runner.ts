@@ -7,12 +7,17 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type BoxUser, handToBox, resolveBoxUser } from "../boxes/box-user.js";
 import { createRunBox, type RunBoxOptions } from "../boxes/run-box.js";
-import type { Box, BoxKind } from "../boxes/types.js";
-import type { Logger, StepInput, StepResult, StepRunner } from "../chain/ports.js";
+import type { Box, BoxKind, ExtraBind } from "../boxes/types.js";
+import type { Logger, RunPreparation, StepInput, StepResult, StepRunner } from "../chain/ports.js";
 import type { RunRecord } from "../chain/types.js";
-import { type Profile, profileToBoxOptions, type ResolvedConfig } from "../policy/index.js";
+import {
+  type Profile,
+  profileToBoxOptions,
+  type ResolvedConfig,
+  setupToRun,
+} from "../policy/index.js";
 import type { Provider } from "../providers/types.js";
-import type { Role } from "../roles/role-names.js";
+import { READ_ONLY_ROLES, type Role } from "../roles/role-names.js";
 import { knownSecretsFromEnv, registerKnownSecrets } from "../secrets/index.js";
 import { buildAgentEnv } from "./agent-env.js";
 import { type AgentLaunchDeps, invocationFor, launchAgent, prepareAgent } from "./agent-launch.js";
@@ -20,8 +25,10 @@ import { createDiffCache } from "./diff.js";
 import { createFinishRun } from "./finish-run.js";
 import { registerLoginFile } from "./login-secrets.js";
 import { createRunGitCache } from "./run-git.js";
+import { loadRunState, saveRunState } from "./run-state.js";
 import { runOneStep, type StepContext } from "./run-step.js";
-import { commitFor, layOutStep, needsSetup, type StepPrepareDeps } from "./step-prepare.js";
+import { runSetupPhase, type SetupPhaseDeps } from "./setup-phase.js";
+import { commitFor, layOutStep, type StepPrepareDeps } from "./step-prepare.js";
 import type { LayoutBoxes } from "./step-workspace.js";
 import { manifestOf } from "./tree-manifest.js";
 import { createWarmAgents, type WarmKey } from "./warm-agents.js";
@@ -87,7 +94,13 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       env: opts.hostEnv,
     });
 
-  function boxFor(role: Role, workspace: string, home: string, extraRo: string[]): Box {
+  function boxFor(
+    role: Role,
+    workspace: string,
+    home: string,
+    extraRo: string[],
+    binds?: ExtraBind[],
+  ): Box {
     const p = profileToBoxOptions(opts.profiles[role]);
     return runBox({
       workspace,
@@ -98,6 +111,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       // The agent must reach its model endpoint; until the egress proxy exists the box shares
       // the host network, and the run output says so.
       allowNetwork: true,
+      ...(binds?.length ? { extraBinds: binds } : {}),
     });
   }
 
@@ -122,11 +136,15 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
   const prepareDeps: StepPrepareDeps = {
     layout,
     boxUser,
-    config: opts.config,
-    setupBox: (dir, home) => boxFor("builder", dir, home, []),
+    setupBinds: opts.boxKind === "bwrap",
+  };
+  const setupDeps: SetupPhaseDeps = {
+    layout,
+    boxUser,
+    setupBox: (dir, home, readOnly) => boxFor("builder", dir, home, readOnly),
     setupEnv: scrubbedEnv,
     forge: forgeArgv,
-    ...(opts.controlTimeoutMs !== undefined ? { controlTimeoutMs: opts.controlTimeoutMs } : {}),
+    timeoutMs: opts.controlTimeoutMs ?? 20 * 60_000,
   };
   const runs = createRunGitCache({
     runDir,
@@ -159,13 +177,15 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     events: StepResult["events"],
   ): Promise<void> {
     return warmAgents.prepare(warmKey(input.run.id, next), async () => {
-      if (needsSetup(next.role, opts.config)) return null;
       const g = await runs.get(input.run);
       const stepDir = stepDirOf(input.run.id, next);
+      const { setup } = await loadRunState(runDir(input.run.id));
       const laid = await layOutStep(prepareDeps, g, {
         role: next.role,
+        readOnly: READ_ONLY_ROLES.has(next.role),
         stepDir,
         branch: branchOf(input.run),
+        ...(setup ? { setup } : {}),
       });
       const prepared = await prepareAgent(launchDeps, {
         run: input.run,
@@ -212,6 +232,28 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     commitFor,
   };
 
+  /** The setup phase (setup-phase.ts): once per run, before its first step. */
+  async function prepareRun({ run }: { run: RunRecord }): Promise<RunPreparation> {
+    const commands = opts.config ? setupToRun(opts.config) : [];
+    const g = await runs.get(run);
+    const runPatch = { baseSha: g.base.baseSha, branch: branchOf(run) };
+    if (commands.length === 0) return { ok: true, reasons: [], events: [], runPatch };
+    const dir = runDir(run.id);
+    const r = await runSetupPhase(setupDeps, g, {
+      dir: join(dir, "setup"),
+      branch: branchOf(run),
+      // A review sets up the head under review; a change the base the builder starts from.
+      commit: run.chain === "review" ? g.base.agentHead : g.base.agentBase,
+      commands,
+    });
+    if (r.setup) {
+      const state = await loadRunState(dir);
+      state.setup = r.setup;
+      await saveRunState(dir, state);
+    }
+    return { ok: r.ok, reasons: r.reasons, events: r.events, runPatch };
+  }
+
   async function runStep(input: StepInput): Promise<StepResult> {
     // A warm successor lives only as long as this step may still PASS into it.
     const onAbort = () => void warmAgents.discard(input.run.id);
@@ -242,5 +284,5 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     diffs,
   });
 
-  return { runStep, finishRun };
+  return { prepareRun, runStep, finishRun };
 }

@@ -1,21 +1,23 @@
 // What the runner keeps about a run between its steps, in <run dir>/state.json: the control
-// results (for the reviewer's prompt and the run output), the report's notes, and whether the
-// setup commands ran. Facts the engine needs live in the journal, not here.
+// results (for the reviewer's prompt and the run output), the report's notes, and what the
+// setup phase left for the steps. Facts the engine needs live in the journal, not here.
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ControlRun } from "./controls-exec.js";
+import type { SetupResults } from "./setup-phase.js";
 
 export interface RunState {
   controls: ControlRun[];
   controlLines: string[];
   notes: string[];
-  setupDone: boolean;
+  /** The setup phase's workspace and results (setup-phase.ts), once it ran. */
+  setup?: SetupResults;
 }
 
 export async function loadRunState(runDir: string): Promise<RunState> {
   const file = join(runDir, "state.json");
-  if (!existsSync(file)) return { controls: [], controlLines: [], notes: [], setupDone: false };
+  if (!existsSync(file)) return { controls: [], controlLines: [], notes: [] };
   return JSON.parse(await readFile(file, "utf8")) as RunState;
 }
 

@@ -1,12 +1,12 @@
 // One role step: its own workspace (placeStep), its agent warm or cold with the prompt and the
 // whole wait (runAgent), then what the runner concludes from it (step-judge.ts).
 import { join } from "node:path";
-import type { Box } from "../boxes/types.js";
+import type { Box, ExtraBind } from "../boxes/types.js";
 import type { StepInput, StepResult } from "../chain/ports.js";
 import type { RunRecord } from "../chain/types.js";
 import { ROLE_GATE_VIOLATION } from "../policy/index.js";
 import { readOnlyPromptSentences } from "../providers/read-only-flags.js";
-import type { Role } from "../roles/role-names.js";
+import { READ_ONLY_ROLES, type Role } from "../roles/role-names.js";
 import { prepareVerdicts } from "../roles/verdict.js";
 import { redactSecrets } from "../secrets/index.js";
 import {
@@ -46,7 +46,7 @@ export interface StepContext {
   launchDeps: AgentLaunchDeps;
   prepareDeps: StepPrepareDeps;
   layout: LayoutBoxes;
-  boxFor(role: Role, workspace: string, home: string, extraRo: string[]): Box;
+  boxFor(role: Role, workspace: string, home: string, extraRo: string[], binds?: ExtraBind[]): Box;
   scrubbedEnv(home: string): Record<string, string>;
   forgeArgv: string[];
   runDir(runId: string): string;
@@ -116,6 +116,7 @@ async function placeStep(c: StepContext, s: StepScope): Promise<Placed | StepRes
   try {
     let ws: Workspace;
     let before = warm?.before ?? null;
+    const notes: string[] = [];
     if (warm) {
       ws = warm.prepared.target.ws;
       const commit = c.commitFor(role, s.g);
@@ -126,16 +127,22 @@ async function placeStep(c: StepContext, s: StepScope): Promise<Placed | StepRes
     } else {
       const laid = await layOutStep(c.prepareDeps, s.g, {
         role,
+        readOnly: READ_ONLY_ROLES.has(role),
         stepDir: s.stepDir,
         branch: s.branch,
+        ...(s.state.setup ? { setup: s.state.setup } : {}),
       });
-      s.events.push(...laid.events);
       ws = laid.ws;
-      if (laid.setupFailed) return s.fail([`setup command failed: ${laid.setupFailed}`]);
+      notes.push(...laid.notes);
     }
     s.clock.mark("workspace");
+    // What the box does not enforce (once per run), and what a step could not be shown.
     if (s.state.notes.length === 0) {
-      s.state.notes.push(...c.boxFor(role, ws.dir, s.stepDir, []).describe().notes);
+      notes.push(...c.boxFor(role, ws.dir, s.stepDir, []).describe().notes);
+    }
+    const fresh = notes.filter((n, i) => !s.state.notes.includes(n) && notes.indexOf(n) === i);
+    if (fresh.length > 0) {
+      s.state.notes.push(...fresh);
       await saveRunState(c.runDir(s.input.run.id), s.state);
     }
     return { warm, ws, before };

@@ -1,36 +1,25 @@
 // A step's own workspace: laid out fresh from agents.git at the commit the role works on
-// (step-workspace.ts), the project's `setup:` run in it for the builder, and — for a read-only
-// step — the listing write detection compares against afterwards (tree-manifest.ts).
+// (step-workspace.ts), with the run's setup results in it (setup-binds.ts: read-only for a
+// read-only step, a copy of its own for the builder).
 import { join } from "node:path";
 import type { BoxUser } from "../boxes/box-user.js";
-import type { Box } from "../boxes/types.js";
-import { type ResolvedConfig, setupToRun } from "../policy/index.js";
 import type { Role } from "../roles/role-names.js";
-import { redactSecrets } from "../secrets/index.js";
-import { createAgentHome } from "./agent-home.js";
-import { runSetup } from "./controls-exec.js";
 import type { RunGit } from "./run-git.js";
+import { copySetupResults, readOnlySetupBinds } from "./setup-binds.js";
+import type { SetupResults } from "./setup-phase.js";
 import { advanceWorkspace, type LayoutBoxes, layOutWorkspace } from "./step-workspace.js";
 import type { Workspace } from "./workspace.js";
 
 export interface StepPrepareDeps {
   layout: LayoutBoxes;
   boxUser?: BoxUser;
-  config: ResolvedConfig | null;
-  setupBox(dir: string, home: string): Box;
-  setupEnv(home: string): Record<string, string>;
-  forge: string[];
-  controlTimeoutMs?: number;
+  /** Whether the box kind can show the setup's results (bwrap binds). */
+  setupBinds: boolean;
 }
 
 /** The commit of agents.git a role works on: the base, or what is under review. */
 export function commitFor(role: Role, g: RunGit): string {
   return role === "reviewer" || role === "security" ? g.base.agentHead : g.base.agentBase;
-}
-
-/** Whether laying this step out runs the project's setup (such a step is not warm-started). */
-export function needsSetup(role: Role, config: ResolvedConfig | null): boolean {
-  return role === "builder" && config !== null && setupToRun(config).length > 0;
 }
 
 export function workspaceOf(stepDir: string, g: RunGit, branch: string): Workspace {
@@ -45,13 +34,8 @@ export function workspaceOf(stepDir: string, g: RunGit, branch: string): Workspa
 export async function layOutStep(
   d: StepPrepareDeps,
   g: RunGit,
-  t: { role: Role; stepDir: string; branch: string },
-): Promise<{
-  ws: Workspace;
-  commit: string;
-  events: Array<{ type: string; data: Record<string, unknown> }>;
-  setupFailed?: string;
-}> {
+  t: { role: Role; readOnly: boolean; stepDir: string; branch: string; setup?: SetupResults },
+): Promise<{ ws: Workspace; commit: string; notes: string[] }> {
   const ws = workspaceOf(t.stepDir, g, t.branch);
   const commit = commitFor(t.role, g);
   await layOutWorkspace(d.layout, {
@@ -62,23 +46,21 @@ export async function layOutStep(
     home: join(t.stepDir, "layout-home"),
     objects: "shared",
   });
-  const events: Array<{ type: string; data: Record<string, unknown> }> = [];
-  if (!needsSetup(t.role, d.config) || !d.config) return { ws, commit, events };
-  // The setup commands get a HOME of their own: the agent's HOME holds only its skills.
-  const home = join(t.stepDir, "setup-home");
-  await createAgentHome({ home, ...(d.boxUser ? { user: d.boxUser } : {}) });
-  const r = await runSetup(setupToRun(d.config), {
-    box: d.setupBox(ws.dir, home),
-    workspace: ws.dir,
-    env: d.setupEnv(home),
-    forge: d.forge,
-    timeoutMs: d.controlTimeoutMs ?? 20 * 60_000,
-  });
-  events.push({
-    type: "setup.finished",
-    data: { ok: r.ok, for: t.role, output: (await redactSecrets(r.output)).text },
-  });
-  return r.ok ? { ws, commit, events } : { ws, commit, events, setupFailed: r.failed ?? "setup" };
+  const notes: string[] = [];
+  if (t.setup && t.setup.results.length > 0) {
+    if (!d.setupBinds) {
+      notes.push("this box kind cannot show the setup's results: steps run without them");
+    } else {
+      const placed = t.readOnly
+        ? await readOnlySetupBinds(t.setup, ws.dir)
+        : await copySetupResults(d.layout, t.setup, ws.dir, join(t.stepDir, "layout-home"));
+      ws.binds = placed.binds;
+      for (const name of placed.skipped) {
+        notes.push(`the setup's ${name} is not shown to ${t.role}: the commit holds that path`);
+      }
+    }
+  }
+  return { ws, commit, notes };
 }
 
 /** A warm read-only step laid out before the commit it reviews existed: move it there. */

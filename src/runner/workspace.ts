@@ -1,5 +1,6 @@
 // A step's workspace (laid out by step-workspace.ts from the runner's agents' repository) and
 // the run's branch name.
+import type { ExtraBind } from "../boxes/types.js";
 import { gitLine } from "./git.js";
 
 export interface Workspace {
@@ -9,6 +10,8 @@ export interface Workspace {
   branch: string;
   /** Paths the workspace needs bound read-only (the repository whose objects it borrows). */
   readOnly?: string[];
+  /** The setup's results in it, and it again at the setup's path (setup-binds.ts). */
+  binds?: ExtraBind[];
 }
 
 const MAX_SLUG = 40;
