@@ -32,6 +32,7 @@ import {
 } from "./prove-harness.js";
 import { installRootOf, outsideAllowlistCheck, rootOnlyFileCheck } from "./prove-host.js";
 import { cloneMain, setupCheck, validateCheck } from "./prove-project.js";
+import { commandsOf, toolchainCheck } from "./prove-toolchain.js";
 import type { ProveCheck } from "./prove-types.js";
 import { createRunBox } from "./run-box.js";
 import { detectToolbox, toolboxFact } from "./toolbox.js";
@@ -224,6 +225,15 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
           : "the box needs /bin/sh and git on the host, and a writable HOME and workspace",
       };
     });
+    // Every program the project's commands start: the same one in the box as on the host.
+    for (const command of commandsOf([
+      ...opts.setup,
+      ...Object.values(opts.validate).map((v) => v.run),
+    ])) {
+      await step(`toolchain: ${command}`, ["image contract"], () =>
+        toolchainCheck(ctx, command, opts.env.PATH ?? "/usr/bin:/bin"),
+      );
+    }
     await step("clean clone of main", ["image contract"], async () => {
       const check = cloneMain(opts.repo, workspace);
       await handToBox(workspace, user);
