@@ -12,6 +12,7 @@ import {
 } from "./errors.js";
 import { failDecision, judgeStepResult } from "./judge.js";
 import type { RunArtifacts, StepInput, StoredRequest, Transition } from "./ports.js";
+import { createSetupPhase } from "./setup-phase.js";
 import { verifySnapshot } from "./snapshot.js";
 import {
   errorText,
@@ -29,9 +30,6 @@ import {
   TERMINAL_RUN_STATES,
 } from "./types.js";
 
-/** No attempt yet: the run has not reached its first step. */
-const notStarted = (s: StepRecord) => s.state === "queued" && s.attempt === 0;
-
 /** What the engine shares with a drive in progress: the running step's abort switch. */
 export interface DriveHandle {
   stepController: AbortController | null;
@@ -40,8 +38,15 @@ export interface DriveHandle {
 export function createDriver(deps: ChainEngineDeps) {
   const { store, runner, clock, logger } = deps;
   const now = () => clock.now().toISOString();
-  /** Runs whose setup phase finished in this process (the journal says so for later ones). */
-  const prepared = new Set<string>();
+  // Hoisted below: the setup phase needs the driver's own journal writes and endRun.
+  const setup = createSetupPhase({
+    runner,
+    clock,
+    transition: (runId, change) => transition(runId, change),
+    getRun: (runId) => getRun(runId),
+    endRun: (run, state, reasons) => endRun(run, state, reasons, null),
+    progress: (runId, p) => observe(() => deps.observer?.progress?.(runId, p)),
+  });
 
   /** Observers report; they never break the chain, whatever they throw. */
   function observe(fn: () => void): void {
@@ -86,8 +91,8 @@ export function createDriver(deps: ChainEngineDeps) {
           continue;
         }
         const steps = await store.getSteps(runId);
-        if (runner.prepareRun && !prepared.has(runId) && steps.every(notStarted)) {
-          await prepare(run, signal, handle);
+        if (setup.needed(runId, steps)) {
+          await setup.run(run, signal, handle);
           continue;
         }
         const next = steps.find((s) => s.state !== "passed");
@@ -113,57 +118,6 @@ export function createDriver(deps: ChainEngineDeps) {
         throw err;
       }
     }
-  }
-
-  /**
-   * The setup phase, before the first step: journaled as its own phase (started, then finished
-   * with the runner's facts). A failed setup fails the run before any agent starts.
-   */
-  async function prepare(
-    run: RunRecord,
-    signal: AbortSignal | undefined,
-    handle: DriveHandle,
-  ): Promise<void> {
-    const prepareRun = runner.prepareRun?.bind(runner);
-    if (!prepareRun) return;
-    await transition(run.id, {
-      events: [{ type: "run.setup.started", data: {} }],
-      expect: { runStates: ["running"] },
-    });
-    const started = clock.now().getTime();
-    const controller = new AbortController();
-    handle.stepController = controller;
-    const setupSignal = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
-    let result: Awaited<ReturnType<typeof prepareRun>>;
-    try {
-      result = await prepareRun({
-        run,
-        signal: setupSignal,
-        progress: (p) => observe(() => deps.observer?.progress?.(run.id, p)),
-      });
-    } catch (err) {
-      result = { ok: false, reasons: [`the setup phase failed: ${errorText(err)}`], events: [] };
-    } finally {
-      handle.stepController = null;
-    }
-    const current = await getRun(run.id);
-    if (current.state !== "running" || signal?.aborted) return;
-    const seconds = Math.round((clock.now().getTime() - started) / 100) / 10;
-    const finished = {
-      type: "run.setup.finished",
-      data: { ok: result.ok, reasons: result.reasons, seconds },
-    };
-    const runPatch = pickRunPatch(result.runPatch);
-    await transition(run.id, {
-      ...(Object.keys(runPatch).length > 0 ? { run: runPatch } : {}),
-      events: [...runnerEvents(result.events, {}), finished],
-      expect: { runStates: ["running"] },
-    });
-    if (!result.ok) {
-      await endRun(await getRun(run.id), "failed", ["setup failed", ...result.reasons], null);
-      return;
-    }
-    prepared.add(run.id);
   }
 
   async function interrupt(run: RunRecord, step: StepRecord, reason: string): Promise<void> {
