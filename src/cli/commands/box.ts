@@ -1,5 +1,6 @@
-// `forge box prove` (R7.2). setup:/validate: come from flags until the .github/forge.yml loader
-// is wired in; the proof is stored in the journal under FORGE_HOME.
+// `forge box prove` (R7.2). setup:/validate: are the repository's own, resolved from
+// .github/forge.yml on its default branch with the stack presets — exactly what a run runs —
+// unless flags name them; the proof is stored in the journal under FORGE_HOME.
 import { mkdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -8,10 +9,14 @@ import { ownWorkDeclared } from "../../boxes/create-box.js";
 import type { ValidateControl } from "../../boxes/proof-facts.js";
 import { type ProveReport, prove } from "../../boxes/prove.js";
 import type { ProveCheck } from "../../boxes/prove-types.js";
+import { ConfigError, formatIssue, loadProfiles } from "../../policy/index.js";
+import { loadRepoPolicy } from "../../policy/repo-policy.js";
 import { resolveClaudeBinary } from "../../providers/claude.js";
 import { effectiveSettings } from "../../roles/settings.js";
 import { openJournal } from "../../store/sqlite-journal.js";
 import { installRoot } from "../install-root.js";
+import { type ProofInputs, proofInputs } from "../local/box-gate.js";
+import { gitRunnerIn } from "../local/git-runner.js";
 import { UsageError } from "../usage-error.js";
 
 interface ProveFlags {
@@ -39,8 +44,18 @@ export function registerBox(program: Command): void {
     )
     .option("--repo <path>", "the repository (default: the current directory)")
     .option("--box <kind>", "bwrap | worktree", "bwrap")
-    .option("--setup <command>", "a setup: command (repeatable, in order)", collect, [])
-    .option("--validate <name=command>", "a validate: control (repeatable)", collect, [])
+    .option(
+      "--setup <command>",
+      "a setup: command (repeatable, in order; default: the repository's own)",
+      collect,
+      [],
+    )
+    .option(
+      "--validate <name=command>",
+      "a validate: control (repeatable; default: the repository's own)",
+      collect,
+      [],
+    )
     .option("--advisory <name>", "mark a validate: control advisory (repeatable)", collect, [])
     .option("--network <mode>", "host | none (the egress proxy of R4.6 is not built yet)", "host")
     .option("--no-store", "do not record the proof in the journal")
@@ -55,8 +70,11 @@ export function registerBox(program: Command): void {
       }
       if (flags.network !== "host" && flags.network !== "none")
         throw new UsageError(`--network ${flags.network}: host or none`);
-      const validate = parseValidate(flags.validate, flags.advisory);
       const root = installRoot();
+      const inputs =
+        flags.setup.length > 0 || flags.validate.length > 0
+          ? { setup: flags.setup, validate: parseValidate(flags.validate, flags.advisory) }
+          : await repoInputs(repo, root);
       const forgeHome = process.env.FORGE_HOME ?? join(homedir(), ".forge");
       const journalFile = join(forgeHome, "journal.db");
       let store: ReturnType<typeof openJournal> | undefined;
@@ -68,8 +86,8 @@ export function registerBox(program: Command): void {
         const report = await prove({
           repo,
           box: flags.box,
-          setup: flags.setup,
-          validate,
+          setup: inputs.setup,
+          validate: inputs.validate,
           settingsFor: (role) => effectiveSettings(role, { root }),
           claudeBinary: resolveClaudeBinary(root),
           env: process.env,
@@ -89,6 +107,23 @@ export function registerBox(program: Command): void {
         await store?.close();
       }
     });
+}
+
+/** What a run of this repository would set up and validate (box-gate.ts: the same inputs). */
+async function repoInputs(repo: string, root: string): Promise<ProofInputs> {
+  try {
+    const policy = await loadRepoPolicy(repo, {
+      git: gitRunnerIn(repo),
+      profiles: loadProfiles(join(root, "profiles")),
+    });
+    return proofInputs(policy.config, root);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new UsageError(
+      `the repository's .github/forge.yml is refused: ${error.issues.map(formatIssue).join("; ")} ` +
+        "(forge config check shows every issue; --setup/--validate prove other commands)",
+    );
+  }
 }
 
 export function parseValidate(
