@@ -3,8 +3,15 @@
 // assignment values, heredoc bodies — and the text inside them split into path-like tokens, so
 // `python -c "open('.env')"` and `--env-file=.env` yield the token `.env`.
 import { posix } from "node:path";
+import { type CredentialSegment, credentialRule } from "./credential-paths.js";
 import { type DirReader, expandOnDisk, GlobTooBroadError } from "./glob-expand.js";
-import { elementsFromParts, type GlobElement, isLiteralOnly, patternRule } from "./glob-segment.js";
+import {
+  credentialSegment,
+  elementsFromParts,
+  type GlobElement,
+  isLiteralOnly,
+  patternRule,
+} from "./glob-segment.js";
 import {
   hasControlChars,
   normalisePath,
@@ -97,22 +104,25 @@ function patternToken(
   const absolute = parts[0]?.kind === "char" && parts[0].ch === "/";
   const hasSlash = segs.length > 1;
   const elements: GlobElement[][] = segs.map((s) => elementsFromParts(s));
+  const creds: CredentialSegment[] = elements.map(credentialSegment);
   let rootPosition = hasSlash;
   for (let i = 0; i < segs.length; i++) {
     const seg = segs[i] ?? [];
     const els = elements[i] ?? [];
     const last = i === segs.length - 1;
+    const ctx = { mode: "bash", last, namesDirItself: namesDir } as const;
     const allDyn = seg.length > 0 && seg.every((p) => p.kind === "dyn");
     if (isLiteralOnly(els)) {
       const name = els.map((e) => (e.kind === "lit" ? e.ch : "")).join("");
       const rule =
-        segmentRule(name, { mode: "bash", last, namesDirItself: namesDir }) ??
-        (rootPosition ? rootRule(name) : null);
+        segmentRule(name, ctx) ??
+        (rootPosition ? rootRule(name) : null) ??
+        credentialRule(creds, i, ctx);
       if (rule) return { rule, what: name };
       if (name !== "" && name !== "." && name !== "..") rootPosition = false;
       continue;
     }
-    const rule = patternRule(els, { mode: "bash", last, namesDirItself: namesDir, rootPosition });
+    const rule = patternRule(els, { ...ctx, rootPosition }) ?? credentialRule(creds, i, ctx);
     if (rule) return { rule, what: seg.map((p) => (p.kind === "char" ? p.ch : "$…")).join("") };
     if (!allDyn) rootPosition = false; // a wholly computed segment may be empty or `/`
   }

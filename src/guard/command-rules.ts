@@ -205,7 +205,7 @@ async function analyseEvalLike(name: string, args: readonly Word[], ctx: Command
   }
 }
 
-const EVAL_LIKE = new Set(["eval", "trap", "alias", "watch", "su", "runuser", "script"]);
+export const EVAL_LIKE = new Set(["eval", "trap", "alias", "watch", "su", "runuser", "script"]);
 
 function hasHandler(name: string): boolean {
   return (

@@ -17,8 +17,8 @@ import { dynamicWord, literalOf, plainWord, textOf, type Word } from "./shell-wo
 
 export const PUSH_REASON = "git push is not allowed (the runner pushes)";
 
-/** Subcommands that send commits somewhere. */
-const PUSHING = new Set([
+/** Subcommands that send commits somewhere (also read by the builder.allow check). */
+export const PUSHING = new Set([
   "push",
   "send-pack",
   "http-push",
@@ -31,7 +31,7 @@ const PUSHING = new Set([
 ]);
 
 /** git commands the guard lets through (all built in, none of them pushes). */
-const KNOWN = new Set(
+export const KNOWN = new Set(
   (
     "add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr " +
     "check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick " +

@@ -1,7 +1,13 @@
 // Glob patterns given to the Glob tool (`pattern`) and the Grep tool (`glob`): could they match
 // a secret path? These tools may include dot files, so a `*` here can match a leading dot.
 import { BraceOverflowError, expandBraces } from "./brace-expansion.js";
-import { elementsFromParts, isLiteralOnly, patternRule } from "./glob-segment.js";
+import { credentialRule } from "./credential-paths.js";
+import {
+  credentialSegment,
+  elementsFromParts,
+  isLiteralOnly,
+  patternRule,
+} from "./glob-segment.js";
 import { rootRule, type SecretHit, segmentRule } from "./secret-paths.js";
 import { charPart, type WordPart } from "./shell-words.js";
 
@@ -57,28 +63,27 @@ export function globPatternHit(pattern: string): SecretHit | { reason: string } 
     }
     const absolute = parts[0]?.kind === "char" && parts[0].ch === "/";
     let wildcardSeen = false;
+    const elements = segs.map((s) => elementsFromParts(s, true));
+    const creds = elements.map(credentialSegment);
     for (let i = 0; i < segs.length; i++) {
-      const els = elementsFromParts(segs[i] ?? [], true);
+      const els = elements[i] ?? [];
       const last = i === segs.length - 1;
       const rootPosition = absolute && i === 1;
+      const ctx = { mode: "path-tool", last, namesDirItself: true } as const;
       if (isLiteralOnly(els)) {
         const name = els.map((e) => (e.kind === "lit" ? e.ch : "")).join("");
         if (name === ".." && wildcardSeen) {
           return { reason: "the glob pattern climbs with .. after a wildcard" };
         }
         const rule =
-          segmentRule(name, { mode: "path-tool", last, namesDirItself: true }) ??
-          (rootPosition ? rootRule(name) : null);
+          segmentRule(name, ctx) ??
+          (rootPosition ? rootRule(name) : null) ??
+          credentialRule(creds, i, ctx);
         if (rule) return { rule, what: name };
         continue;
       }
       wildcardSeen = true;
-      const rule = patternRule(els, {
-        mode: "path-tool",
-        last,
-        namesDirItself: true,
-        rootPosition,
-      });
+      const rule = patternRule(els, { ...ctx, rootPosition }) ?? credentialRule(creds, i, ctx);
       if (rule) return { rule, what: pattern };
     }
   }

@@ -5,6 +5,7 @@
 // not match a leading `.`; a run-time part (`$X`) can be anything, dot included. A bracket
 // expression is treated as able to match a leading dot (bash's `[.]env` does not match `.env`,
 // but assuming it might only adds refusals — fail closed).
+import type { CredentialSegment } from "./credential-paths.js";
 import {
   ENV_TEMPLATES,
   type PathMode,
@@ -171,9 +172,26 @@ export function patternRule(
     if (re.test(probe.name)) return probe.rule;
   }
   if (coversSuffix(elements, ".pem")) return "pem";
+  // `cred*`, `*credentials*`: the pattern must spell part of the name, so `*.json` (which
+  // could match credentials.json too) stays usable.
+  const spelled = elements.map((e) => (e.kind === "lit" ? e.ch : " ")).join("");
+  if (/cred/i.test(spelled) && re.test("credentials.json")) return "credentials-file";
   if (/^id_(rsa|ed25519|ecdsa|dsa)/.test(prefix)) return "ssh-key";
   if (ctx.rootPosition) {
     for (const probe of ROOT_PROBES) if (re.test(probe.name)) return probe.rule;
   }
   return null;
+}
+
+/** A segment as the credential rules read it: a literal name, a pattern, or a bare wildcard. */
+export function credentialSegment(elements: readonly GlobElement[]): CredentialSegment {
+  if (isLiteralOnly(elements)) {
+    return {
+      lit: elements
+        .map((e) => (e.kind === "lit" ? e.ch : ""))
+        .join("")
+        .toLowerCase(),
+    };
+  }
+  return hasLiteral(elements) ? { re: segmentRegExp(elements) } : { wild: true };
 }

@@ -6,6 +6,8 @@
 // starting with `.env` is denied). Matching is case-insensitive: `.ENV` on a case-insensitive
 // file system is `.env`, and a false positive on Linux costs nothing.
 
+import { credentialRule, literalSegments } from "./credential-paths.js";
+
 export type SecretRuleName =
   | "dotenv"
   | "secrets-dir"
@@ -17,7 +19,17 @@ export type SecretRuleName =
   | "claude-dir"
   | "ssh-dir"
   | "git-credentials"
-  | "netrc";
+  | "netrc"
+  | "aws"
+  | "azure"
+  | "gcloud"
+  | "kube"
+  | "codex"
+  | "docker-config"
+  | "gh-hosts"
+  | "npmrc"
+  | "pypirc"
+  | "credentials-file";
 
 export interface SecretRule {
   readonly name: SecretRuleName;
@@ -40,8 +52,37 @@ export const SECRET_RULES: readonly SecretRule[] = [
   { name: "sys", matches: "/sys", added: false },
   { name: "claude-dir", matches: ".claude/", added: false },
   { name: "ssh-dir", matches: ".ssh/", added: true },
-  { name: "git-credentials", matches: ".git-credentials", added: true },
+  {
+    name: "git-credentials",
+    matches: ".git-credentials, git/credentials (git's credential stores)",
+    added: true,
+  },
   { name: "netrc", matches: ".netrc", added: true },
+  // Credential files of common tools (issue #13): each holds a token or key that reaches
+  // something outside the box. Whole directories where everything is a credential or a token
+  // cache; the exact file where the directory also holds harmless, often committed files.
+  { name: "aws", matches: ".aws/ (credentials, config, sso and cli token caches)", added: true },
+  { name: "azure", matches: ".azure/ (token caches)", added: true },
+  { name: "gcloud", matches: ".config/gcloud/ (credentials, access tokens)", added: true },
+  { name: "kube", matches: ".kube/ (kubeconfig with cluster tokens)", added: true },
+  { name: "codex", matches: ".codex/ (auth.json, session transcripts)", added: true },
+  {
+    name: "docker-config",
+    matches: ".docker/config.json (registry auth); in Bash the .docker directory",
+    added: true,
+  },
+  {
+    name: "gh-hosts",
+    matches: "gh/hosts.yml (GitHub CLI tokens); in Bash the .config/gh directory",
+    added: true,
+  },
+  { name: "npmrc", matches: ".npmrc (registry tokens), at every level", added: true },
+  { name: "pypirc", matches: ".pypirc (package index passwords), at every level", added: true },
+  {
+    name: "credentials-file",
+    matches: "*credentials.json, and credentials inside a hidden directory",
+    added: true,
+  },
 ];
 
 export type PathMode = "path-tool" | "bash";
@@ -83,7 +124,27 @@ export function segmentRule(segment: string, ctx: SegmentContext): SecretRuleNam
   if (s === ".ssh") return "ssh-dir";
   if (s === ".git-credentials") return "git-credentials";
   if (s === ".netrc") return "netrc";
-  return null;
+  return toolSegmentRule(s);
+}
+
+/** Segment rules of the common tools' credential files (the lower-cased segment). */
+function toolSegmentRule(s: string): SecretRuleName | null {
+  switch (s) {
+    case ".aws":
+      return "aws";
+    case ".azure":
+      return "azure";
+    case ".kube":
+      return "kube";
+    case ".codex":
+      return "codex";
+    case ".npmrc":
+      return "npmrc";
+    case ".pypirc":
+      return "pypirc";
+  }
+  // credentials.json, application_default_credentials.json, service-account-credentials.json
+  return s.endsWith("credentials.json") ? "credentials-file" : null;
 }
 
 /** `/proc` and `/sys` only count as the first segment of an absolute path. */
@@ -111,9 +172,11 @@ export function classifySegments(
   const first = segments[0];
   const root = first === undefined ? null : rootRule(first);
   if (root) return { rule: root, what: `/${first}` };
+  const segs = literalSegments(segments);
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i] ?? "";
-    const rule = segmentRule(seg, { mode, last: i === segments.length - 1, namesDirItself });
+    const ctx: SegmentContext = { mode, last: i === segments.length - 1, namesDirItself };
+    const rule = segmentRule(seg, ctx) ?? credentialRule(segs, i, ctx);
     if (rule) return { rule, what: seg };
   }
   return null;
@@ -150,6 +213,12 @@ export const SECRET_PROBES: readonly { readonly name: string; readonly rule: Sec
   { name: ".ssh", rule: "ssh-dir" },
   { name: ".git-credentials", rule: "git-credentials" },
   { name: ".netrc", rule: "netrc" },
+  { name: ".aws", rule: "aws" },
+  { name: ".azure", rule: "azure" },
+  { name: ".kube", rule: "kube" },
+  { name: ".codex", rule: "codex" },
+  { name: ".npmrc", rule: "npmrc" },
+  { name: ".pypirc", rule: "pypirc" },
 ];
 
 export const ROOT_PROBES: readonly { readonly name: string; readonly rule: SecretRuleName }[] = [
@@ -162,12 +231,17 @@ export const ROOT_PROBES: readonly { readonly name: string; readonly rule: Secre
  * (the `.env` templates stay readable), or null. Repository paths are relative: `/proc` and
  * `/sys` do not apply, and a file named `secrets` is not the secrets directory. The runner
  * leaves every such file out of the snapshot agents get, so no tool reaches its content.
+ * A committed `.npmrc` or `.pypirc` is among them on purpose: they often hold a registry
+ * token (`//registry.npmjs.org/:_authToken=…`). The setup phase and the controls still run
+ * on the real checkout with the file; only the agents do not see it.
  */
 export function repoPathSecretRule(path: string): SecretRuleName | null {
   const segments = path.split("/").filter((s) => s !== "" && s !== ".");
+  const segs = literalSegments(segments);
   for (let i = 0; i < segments.length; i++) {
     const last = i === segments.length - 1;
-    const rule = segmentRule(segments[i] ?? "", { mode: "path-tool", last, namesDirItself: false });
+    const ctx: SegmentContext = { mode: "path-tool", last, namesDirItself: false };
+    const rule = segmentRule(segments[i] ?? "", ctx) ?? credentialRule(segs, i, ctx);
     if (rule) return rule;
   }
   return null;

@@ -1,3 +1,4 @@
+import { resolveBuilderCommands } from "./builder-commands.js";
 import { DEFAULT_DEPLOYMENT, type DeploymentConfig } from "./deployment.js";
 import { applyFloor } from "./floor.js";
 import type { ParsedForgeConfig } from "./forge-config-parse.js";
@@ -29,6 +30,8 @@ export interface ResolveInput {
     | null;
   /** Names of the entries at the repository root, for stack detection. */
   rootFiles?: readonly string[];
+  /** The text of the root files a preset reads (PRESET_TEXT_FILES), when read. */
+  rootTexts?: Readonly<Record<string, string>>;
   /** Use these stacks instead of detecting them from rootFiles. */
   stacks?: readonly Stack[];
 }
@@ -84,8 +87,10 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   // Layer 2: the stack preset (the first detected stack; the others are named).
   const stacks = [...(input.stacks ?? detectStacks(input.rootFiles ?? []))];
   const presetStack = stacks[0] ?? null;
-  if (presetStack) {
-    const preset = stackPreset(presetStack, input.rootFiles ?? []);
+  const preset = presetStack
+    ? stackPreset(presetStack, input.rootFiles ?? [], input.rootTexts ?? {})
+    : null;
+  if (presetStack && preset) {
     const P: Origin = `preset:${presetStack}`;
     note("setup", P, preset.setup);
     for (const [name, spec] of Object.entries(preset.controls)) note(`validate.${name}`, P, spec);
@@ -211,6 +216,24 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
 
   if (floor.issues.length > 0) throw new ConfigError(floor.issues);
 
+  // What the builder may run besides its shipped list (builder-commands.ts).
+  const builder = resolveBuilderCommands({
+    file,
+    preset,
+    controls: floor.controls,
+    components,
+    repoAllow: repo.builder?.allow ?? [],
+    at,
+  });
+  notices.push(...builder.notices);
+  for (const origin of new Set(builder.allow.map((c) => c.origin))) {
+    note(
+      "builder.allow",
+      origin,
+      builder.allow.filter((c) => c.origin === origin).map((c) => c.pattern),
+    );
+  }
+
   const need = <T>(key: string): Sourced<T> => {
     const v = top<T>(key);
     if (!v) throw new Error(`deployment has no value for ${key}`);
@@ -240,6 +263,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     },
     review: { maxDiffBytes: need("review.max_diff_bytes") },
     trusted,
+    builder: { allow: builder.allow },
     roleOverrides: repo.roles ?? {},
     trace,
     notices,

@@ -43,6 +43,7 @@ export function resolvedConfigJson(
     budgets: config.budgets,
     review: config.review,
     trusted: config.trusted,
+    builder: config.builder,
     roles: registry,
     setup_validate_digest: setupValidateDigest(config),
     warnings: warnings.map((w) => ({ ...w, text: formatIssue(w) })),
@@ -75,6 +76,9 @@ export function formatResolvedConfig(
     const kind = c.advisory ? "advisory ⚠" : "blocking";
     lines.push(`  ${c.id.padEnd(width)}  ${kind.padEnd(10)}  ${c.run}  [${c.origin}]`);
   }
+  lines.push("builder may also run (besides its shipped list):");
+  if (config.builder.allow.length === 0) lines.push("  (nothing more)");
+  for (const c of config.builder.allow) lines.push(`  ${c.pattern}  [${c.origin}, ${c.from}]`);
   lines.push("protected paths:");
   for (const p of config.protectedPaths) lines.push(`  ${p.pattern}  [${p.origin}]`);
   const models = Object.entries(config.provider.models)

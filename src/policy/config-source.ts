@@ -5,6 +5,7 @@ import type { DeploymentConfig } from "./deployment.js";
 import { type ParsedForgeConfig, parseForgeConfig } from "./forge-config-parse.js";
 import { FORGE_CONFIG_PATH } from "./forge-config-schema.js";
 import { ConfigError } from "./issues.js";
+import { MAX_PRESET_TEXT_BYTES, PRESET_TEXT_FILES } from "./presets.js";
 import type { ResolvedConfig } from "./resolved-config.js";
 import { MAX_CONFIG_BYTES } from "./yaml-source.js";
 
@@ -22,6 +23,11 @@ export interface ConfigSource {
   text: string | null;
   /** Entries at the repository root (for stack detection), from the same ref. */
   rootFiles: string[];
+  /**
+   * The text of the root files a stack preset reads (PRESET_TEXT_FILES: pyproject.toml,
+   * requirements.txt, …), from the same ref; absent ones (and larger ones) are left out.
+   */
+  rootTexts?: Record<string, string>;
   /** One sentence on where the config came from, for the user. */
   note: string;
 }
@@ -69,7 +75,8 @@ export async function readConfigSource(repoDir: string, git: GitRunner): Promise
   const entry =
     (await run(["ls-tree", "-z", ref, "--", FORGE_CONFIG_PATH])).stdout.split("\0")[0] ?? "";
   const note = `read from ${ref}, ${which}; uncommitted and unmerged changes do not count`;
-  if (entry === "") return { from: "git", ref, text: null, rootFiles, note };
+  const rootTexts = await readPresetTexts(run, ref, rootFiles);
+  if (entry === "") return { from: "git", ref, text: null, rootFiles, rootTexts, note };
   const [mode, type, sha] = entry.split(/[ \t]/);
   if (type !== "blob" || (mode !== "100644" && mode !== "100755") || !sha) {
     throw sourceError(
@@ -90,7 +97,30 @@ export async function readConfigSource(repoDir: string, git: GitRunner): Promise
       `cannot read ${FORGE_CONFIG_PATH} on ${ref}: ${blob.stderr.trim()}`,
       "check the repository",
     );
-  return { from: "git", ref, text: blob.stdout, rootFiles, note };
+  return { from: "git", ref, text: blob.stdout, rootFiles, rootTexts, note };
+}
+
+/** The preset text files at the root of `ref`: regular files up to MAX_PRESET_TEXT_BYTES. */
+async function readPresetTexts(
+  run: GitRunner,
+  ref: string,
+  rootFiles: readonly string[],
+): Promise<Record<string, string>> {
+  const wanted = PRESET_TEXT_FILES.filter((name) => rootFiles.includes(name));
+  const texts: Record<string, string> = {};
+  if (wanted.length === 0) return texts;
+  // One listing gives mode, type, object and size of every wanted file.
+  const listing = (await run(["ls-tree", "-l", "-z", ref, "--", ...wanted])).stdout;
+  for (const line of listing.split("\0").filter(Boolean)) {
+    const m = /^(\d+) blob ([0-9a-f]+) +(\d+)\t(.+)$/.exec(line);
+    if (!m) continue; // a folder, a submodule
+    const [, mode, sha, size, name] = m as unknown as [string, string, string, string, string];
+    if (mode !== "100644" && mode !== "100755") continue; // a symlink
+    if (!(Number(size) <= MAX_PRESET_TEXT_BYTES)) continue;
+    const blob = await run(["cat-file", "blob", sha]);
+    if (blob.exitCode === 0) texts[name] = blob.stdout;
+  }
+  return texts;
 }
 
 function readWorktree(repoDir: string): Omit<ConfigSource, "note"> {
@@ -113,7 +143,15 @@ function readWorktree(repoDir: string): Omit<ConfigSource, "note"> {
     if (error instanceof ConfigError) throw error;
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  return { from: "worktree", ref: null, text, rootFiles: readdirSync(repoDir) };
+  const rootFiles = readdirSync(repoDir);
+  const rootTexts: Record<string, string> = {};
+  for (const name of PRESET_TEXT_FILES.filter((n) => rootFiles.includes(n))) {
+    const stat = lstatSync(join(repoDir, name));
+    if (stat.isFile() && stat.size <= MAX_PRESET_TEXT_BYTES) {
+      rootTexts[name] = readFileSync(join(repoDir, name), "utf8");
+    }
+  }
+  return { from: "worktree", ref: null, text, rootFiles, rootTexts };
 }
 
 function samePath(a: string, b: string): boolean {
@@ -136,7 +174,11 @@ export function resolveFromSource(
   deployment?: DeploymentConfig,
 ): { parsed: ParsedForgeConfig | null; config: ResolvedConfig } {
   const parsed = source.text === null ? null : parseForgeConfig(source.text);
-  const input: ResolveInput = { repo: parsed, rootFiles: source.rootFiles };
+  const input: ResolveInput = {
+    repo: parsed,
+    rootFiles: source.rootFiles,
+    ...(source.rootTexts ? { rootTexts: source.rootTexts } : {}),
+  };
   if (deployment) input.deployment = deployment;
   return { parsed, config: resolveConfig(input) };
 }

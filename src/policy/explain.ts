@@ -16,19 +16,32 @@ export class ExplainError extends Error {
   override readonly name = "ExplainError";
 }
 
-const ADDITIVE = new Set(["protected_paths", "trusted"]);
+const ADDITIVE = new Set(["protected_paths", "trusted", "builder.allow"]);
+const ADDITIVE_NOTES: Record<string, string> = {
+  protected_paths:
+    "a union: the deployment's entries and the repository's additions; a repository cannot remove one",
+  trusted:
+    "a union: the deployment's entries and the repository's additions; a repository cannot remove one",
+  "builder.allow":
+    "added to the builder's shipped allow list for a run: the preset's and the controls' exact commands, then the repository's builder.allow; the settings' deny rules and the guard still win",
+};
 
 /** `forge config explain <key>`: the effective value of a key and where it came from. */
 export function explain(config: ResolvedConfig, key: string): Explanation {
   const wanted = key.trim().replace(/^\.+|\.+$/g, "");
   if (ADDITIVE.has(wanted)) {
-    const value = wanted === "protected_paths" ? config.protectedPaths : config.trusted;
+    const value =
+      wanted === "protected_paths"
+        ? config.protectedPaths
+        : wanted === "trusted"
+          ? config.trusted
+          : config.builder.allow;
     return {
       key: wanted,
       value,
       origin: "additive",
       layers: config.trace[wanted] ?? [],
-      note: "a union: the deployment's entries and the repository's additions; a repository cannot remove one",
+      note: ADDITIVE_NOTES[wanted] ?? "",
     };
   }
   // "validate.test.run" → "validate.test"; "provider.models" → its three tiers.

@@ -1,3 +1,4 @@
+import { builderAllowIssues } from "./builder-commands.js";
 import { BUILTIN_CONTROLS } from "./builtin-controls.js";
 import { formatBytes } from "./byte-size.js";
 import {
@@ -86,5 +87,10 @@ export function parseForgeConfig(
       }),
     );
   }
+  // What zod cannot say: a builder.allow entry that would open what the builder is denied.
+  const builder = builderAllowIssues(result.data.builder?.allow, file, (path) =>
+    source.locate(path),
+  );
+  if (builder.length > 0) throw new ConfigError(builder);
   return { file, config: result.data, locate: source.locate };
 }

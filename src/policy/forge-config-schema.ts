@@ -115,6 +115,18 @@ export const ForgeConfigSchema = z
     setup: setup.optional(),
     validate: validate.optional(),
     components: z.record(componentDir, component).optional(),
+    builder: z
+      .strictObject({
+        allow: z
+          .array(z.string().min(1).max(200).describe("a Bash command, `*` for any text"))
+          .max(50)
+          .optional()
+          .describe(
+            'Bash commands the builder may run besides forgechain\'s list, as Claude Code permission patterns ("python3 -m unittest *"); never a tool rule, and never what every role is denied (network tools, pushes, npx, uvx, secret files)',
+          ),
+      })
+      .optional()
+      .describe("what the builder may run in this repository (read-only roles are never widened)"),
     protected_paths: z
       .array(z.string().min(1).max(500))
       .max(200)

@@ -1,3 +1,4 @@
+import type { BuilderCommand } from "./builder-commands.js";
 import type { DeploymentConfig } from "./deployment.js";
 import type {
   ProviderName,
@@ -60,6 +61,11 @@ export interface ResolvedConfig {
   /** The largest diff, in bytes, the reviewer and security are shown whole (R4.7). */
   review: { maxDiffBytes: Sourced<number> };
   trusted: Array<{ login: string; origin: Origin }>;
+  /**
+   * What the run adds to the builder's allow list (read-only roles get nothing): the exact
+   * commands of the controls and the preset, then the repository's `builder.allow`.
+   */
+  builder: { allow: BuilderCommand[] };
   /** The repository's role overrides, applied by freezeRegistry (registry.ts). */
   roleOverrides: RoleOverrides;
   /** For `forge config explain`: every layer that set each key, lowest layer first. */

@@ -14,6 +14,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { installRoot } from "../cli/install-root.js";
+import { checkBuilderPattern } from "../policy/builder-pattern.js";
 import { isRole, type Role } from "./role-names.js";
 
 export interface HookCommand {
@@ -43,6 +44,12 @@ export interface EffectiveSettingsOptions {
   root?: string;
   /** The node binary the hooks run with (default: the one running us). */
   node?: string;
+  /**
+   * Bash command patterns this run adds to the builder's allow list (the resolved config's
+   * `builder.allow`: the controls' and the preset's commands, the repository's patterns).
+   * Only the builder gets them: a read-only role's settings are never widened.
+   */
+  builderCommands?: readonly string[];
 }
 
 /**
@@ -78,12 +85,27 @@ export function effectiveSettings(
   const root = options.root ?? installRoot();
   const node = options.node ?? process.execPath;
   const settings = structuredClone(loadRoleSettings(role, root));
+  if (role === "builder") addBuilderCommands(settings, options.builderCommands ?? []);
   for (const matchers of Object.values(settings.hooks)) {
     for (const matcher of matchers) {
       for (const hook of matcher.hooks) hook.command = absoluteCommand(hook.command, node, root);
     }
   }
   return settings;
+}
+
+/**
+ * `Bash(<pattern>)` for each pattern not already allowed. Each is checked again here (the
+ * config was checked when it was read): a pattern that reaches a denied command is a bug
+ * upstream, and settings must not be written with it.
+ */
+function addBuilderCommands(settings: RoleSettings, patterns: readonly string[]): void {
+  for (const pattern of patterns) {
+    const refusal = checkBuilderPattern(pattern);
+    if (refusal) throw new SettingsError(`builder command refused: ${refusal.message}`);
+    const rule = `Bash(${pattern})`;
+    if (!settings.permissions.allow.includes(rule)) settings.permissions.allow.push(rule);
+  }
 }
 
 /** What a hook command ends with: any failure to answer is a refusal (exit 2), never allow. */

@@ -7,6 +7,8 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { builderAllowPatterns } from "../policy/builder-commands.js";
+import type { ResolvedConfig } from "../policy/resolved-config.js";
 import { loadRoleDefinition } from "../roles/role-file.js";
 import { ROLES, type Role } from "../roles/role-names.js";
 import { effectiveSettings } from "../roles/settings.js";
@@ -33,6 +35,12 @@ export interface SnapshotInputs {
   provider: { name: string; version: string };
   /** The frozen role registry (revision and digest), when policy resolved one. */
   registry?: unknown;
+  /**
+   * The repository's resolved config: its `builder.allow` (the controls' and the preset's
+   * commands, the repository's patterns) is written into the builder's frozen settings.
+   * Without it the builder gets its shipped list only.
+   */
+  config?: Pick<ResolvedConfig, "builder">;
 }
 
 export async function buildSnapshotContent(
@@ -83,7 +91,12 @@ export async function buildSnapshotContent(
         ...(def.model ? { model: def.model } : {}),
         origin: def.origin,
         source: def.source.replace(tmp, "<clone>"),
-        settings: effectiveSettings(role, { root: inputs.installRoot }),
+        settings: effectiveSettings(role, {
+          root: inputs.installRoot,
+          ...(role === "builder" && inputs.config
+            ? { builderCommands: builderAllowPatterns(inputs.config) }
+            : {}),
+        }),
         schema: JSON.parse(
           await readFile(join(inputs.installRoot, "schemas", `${role}.json`), "utf8"),
         ),

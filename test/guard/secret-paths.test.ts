@@ -34,6 +34,22 @@ const RULE_PATHS: readonly [string, string][] = [
   ["ssh-dir", "home/.ssh/config"],
   ["git-credentials", "home/.git-credentials"],
   ["netrc", "home/.netrc"],
+  ["git-credentials", "home/.config/git/credentials"],
+  ["aws", "home/.aws/credentials"],
+  ["aws", "home/.aws/config"],
+  ["azure", "home/.azure/msal_token_cache.json"],
+  ["gcloud", "home/.config/gcloud/application_default_credentials.json"],
+  ["gcloud", "home/.config/gcloud/credentials.db"],
+  ["kube", "home/.kube/config"],
+  ["codex", "home/.codex/auth.json"],
+  ["docker-config", "home/.docker/config.json"],
+  ["gh-hosts", "home/.config/gh/hosts.yml"],
+  ["npmrc", "home/.npmrc"],
+  ["npmrc", ".npmrc"],
+  ["pypirc", "home/.pypirc"],
+  ["credentials-file", "keys/credentials.json"],
+  ["credentials-file", "x/application_default_credentials.json"],
+  ["credentials-file", "home/.config/sometool/credentials"],
 ];
 
 const TEMPLATES = [".env.example", ".env.sample", ".env.template", ".env.dist"];

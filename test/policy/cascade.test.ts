@@ -26,7 +26,13 @@ describe("resolveConfig: the cascade", () => {
   it("detects each stack and its usual commands", () => {
     const cases: Array<[string[], string, string]> = [
       [["pyproject.toml", "uv.lock"], "preset:python", "uv run pytest"],
-      [["requirements.txt"], "preset:python", "python -m pytest"],
+      [["requirements.txt"], "preset:python", ".venv/bin/python -m unittest"],
+      [
+        ["requirements.txt", "tests"],
+        "preset:python",
+        ".venv/bin/python -m unittest discover -s tests",
+      ],
+      [["pyproject.toml", "conftest.py"], "preset:python", ".venv/bin/python -m pytest"],
       [["go.mod"], "preset:go", "go test ./..."],
       [["Cargo.toml"], "preset:rust", "cargo test"],
       [["package.json", "pnpm-lock.yaml"], "preset:node", "pnpm test"],

@@ -33,6 +33,20 @@ const SECRET_PATHS = [
   ".credentials.json",
   "//proc/**",
   "//sys/**",
+  // Credential files of common tools (also refused by the guard, for every tool and in Bash).
+  ".npmrc",
+  ".pypirc",
+  ".netrc",
+  ".git-credentials",
+  "*credentials.json",
+  "**/.aws/**",
+  "**/.azure/**",
+  "**/.kube/**",
+  "**/.codex/**",
+  "**/.config/gcloud/**",
+  "**/.docker/config.json",
+  "**/.config/gh/hosts.yml",
+  "**/.config/git/credentials",
 ];
 
 function raw(role: Role): RoleSettings {
@@ -194,6 +208,20 @@ describe("settings/<role>.json (R2.2)", () => {
       "ls",
       "ls -la",
       "chmod +x scripts/verify.sh",
+      // the usual runners of each preset's stack (issue #13)
+      "node --test",
+      "npm install left-pad",
+      "yarn test",
+      "yarn install --frozen-lockfile",
+      "pnpm run build",
+      "pnpm install",
+      "python3 -m unittest discover -s tests",
+      "python3 -m pytest -q",
+      ".venv/bin/python -m pytest -q",
+      ".venv/bin/python -m unittest",
+      "cargo test",
+      "cargo build --release",
+      "cargo check",
     ]) {
       expect(bashRuleMatches(allow, cmd).length, cmd).toBeGreaterThan(0);
     }
@@ -207,6 +235,16 @@ describe("settings/<role>.json (R2.2)", () => {
       "docker run x",
       "npx cowsay",
       "uvx ruff",
+      // their twins: package runners that fetch and run a package
+      "npm exec cowsay",
+      "npm x cowsay",
+      "yarn dlx cowsay",
+      "pnpm dlx cowsay",
+      "pnpx cowsay",
+      "bunx cowsay",
+      "uv tool run ruff",
+      "pipx run black",
+      "go run example.com/tool@latest",
     ]) {
       expect(bashRuleMatches(deny, cmd).length, cmd).toBeGreaterThan(0);
     }

@@ -119,6 +119,7 @@ export async function startChain(
     remote: f.repo,
     ref: "main",
     provider: { name: "claude", version: "test" },
+    config: f.policy.config,
   });
   mutateSnapshot?.(snapshotContent);
   return f.stack.engine.startRun({
