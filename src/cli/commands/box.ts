@@ -9,13 +9,12 @@ import { ownWorkDeclared } from "../../boxes/create-box.js";
 import type { ValidateControl } from "../../boxes/proof-facts.js";
 import { type ProveReport, prove } from "../../boxes/prove.js";
 import type { ProveCheck } from "../../boxes/prove-types.js";
-import { ConfigError, formatIssue, loadProfiles } from "../../policy/index.js";
+import { ConfigError, formatIssue, loadProfiles, type ResolvedConfig } from "../../policy/index.js";
 import { loadRepoPolicy } from "../../policy/repo-policy.js";
 import { resolveClaudeBinary } from "../../providers/claude.js";
-import { effectiveSettings } from "../../roles/settings.js";
 import { openJournal } from "../../store/sqlite-journal.js";
 import { installRoot } from "../install-root.js";
-import { type ProofInputs, proofInputs } from "../local/box-gate.js";
+import { type ProofInputs, proofInputs, runSettings } from "../local/box-gate.js";
 import { gitRunnerIn } from "../local/git-runner.js";
 import { UsageError } from "../usage-error.js";
 
@@ -73,7 +72,11 @@ export function registerBox(program: Command): void {
       const root = installRoot();
       const inputs =
         flags.setup.length > 0 || flags.validate.length > 0
-          ? { setup: flags.setup, validate: parseValidate(flags.validate, flags.advisory) }
+          ? {
+              setup: flags.setup,
+              validate: parseValidate(flags.validate, flags.advisory),
+              config: null,
+            }
           : await repoInputs(repo, root);
       const forgeHome = process.env.FORGE_HOME ?? join(homedir(), ".forge");
       const journalFile = join(forgeHome, "journal.db");
@@ -88,7 +91,7 @@ export function registerBox(program: Command): void {
           box: flags.box,
           setup: inputs.setup,
           validate: inputs.validate,
-          settingsFor: (role) => effectiveSettings(role, { root }),
+          settingsFor: (role) => runSettings(role, root, inputs.config),
           claudeBinary: resolveClaudeBinary(root),
           env: process.env,
           ownWork: ownWorkDeclared(process.env),
@@ -110,13 +113,16 @@ export function registerBox(program: Command): void {
 }
 
 /** What a run of this repository would set up and validate (box-gate.ts: the same inputs). */
-async function repoInputs(repo: string, root: string): Promise<ProofInputs> {
+async function repoInputs(
+  repo: string,
+  root: string,
+): Promise<ProofInputs & { config: ResolvedConfig }> {
   try {
     const policy = await loadRepoPolicy(repo, {
       git: gitRunnerIn(repo),
       profiles: loadProfiles(join(root, "profiles")),
     });
-    return proofInputs(policy.config, root);
+    return { ...proofInputs(policy.config, root), config: policy.config };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     throw new UsageError(

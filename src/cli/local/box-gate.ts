@@ -13,6 +13,7 @@ import {
   type ValidateControl,
 } from "../../boxes/index.js";
 import type { JournalStore } from "../../chain/ports.js";
+import { builderAllowPatterns } from "../../policy/builder-commands.js";
 import {
   controlInvocation,
   controlsToRun,
@@ -20,6 +21,7 @@ import {
   setupToRun,
 } from "../../policy/index.js";
 import { resolveClaudeBinary } from "../../providers/claude.js";
+import type { Role } from "../../roles/role-names.js";
 import { effectiveSettings, shellQuote } from "../../roles/settings.js";
 
 export interface ProofInputs {
@@ -28,6 +30,14 @@ export interface ProofInputs {
 }
 
 /** setup:/validate: as the proof runs them (built-in controls as their forge argv). */
+/** A role's settings as a run of this repository gets them (the builder's commands too). */
+export function runSettings(role: Role, root: string, config: ResolvedConfig | null): unknown {
+  return effectiveSettings(role, {
+    root,
+    ...(config ? { builderCommands: builderAllowPatterns(config) } : {}),
+  });
+}
+
 export function proofInputs(config: ResolvedConfig | null, root: string): ProofInputs {
   if (!config) return { setup: [], validate: {} };
   const forge = [process.execPath, join(root, "bin", "forge.js")];
@@ -62,7 +72,7 @@ export async function currentValidity(opts: BoxGateOptions): Promise<ProofValidi
     box: opts.box,
     ...inputs,
     claudeBinary: resolveClaudeBinary(opts.root),
-    settingsFor: (role) => effectiveSettings(role, { root: opts.root }),
+    settingsFor: (role) => runSettings(role, opts.root, opts.config),
   });
   return isProofValid(await opts.store.latestProof(boxKeyFor(opts.box, opts.repo)), facts);
 }
@@ -73,7 +83,7 @@ export async function proveBox(opts: BoxGateOptions): Promise<ProveReport> {
     repo: opts.repo,
     box: opts.box,
     ...inputs,
-    settingsFor: (role) => effectiveSettings(role, { root: opts.root }),
+    settingsFor: (role) => runSettings(role, opts.root, opts.config),
     claudeBinary: resolveClaudeBinary(opts.root),
     env: opts.env,
     ownWork: opts.ownWork,
