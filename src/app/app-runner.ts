@@ -11,6 +11,7 @@ import type { RunRecord } from "../chain/types.js";
 import { loadProfiles, type ResolvedConfig } from "../policy/index.js";
 import { createProvider, resolveClaudeBinary } from "../providers/index.js";
 import { createLocalRunner } from "../runner/local-runner.js";
+import { branchLease } from "./branch-plan.js";
 
 export interface AppRunnerOptions {
   forgeHome: string;
@@ -53,6 +54,9 @@ export function createAppRunner(opts: AppRunnerOptions): StepRunner {
         ...(opts.stepTimeoutMs ? { stepTimeoutMs: opts.stepTimeoutMs } : {}),
         logger: opts.logger,
         remoteAuth: opts.remoteAuth,
+        // A new run on an issue replaces the branch forgechain pushed earlier — never a human's
+        // commits (branch-plan.ts: the lease is the head seen when the run started).
+        branchLease,
       });
       runners.set(run.id, runner);
     }

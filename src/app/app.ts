@@ -8,6 +8,7 @@ import type { ApplicationFunction, Context } from "probot";
 import { handleComment } from "./command-flow.js";
 import { parseCommand } from "./commands.js";
 import { type ForgeEvent, parseWebhook } from "./events.js";
+import { type JobTrace, reportJobFailure, traceFor } from "./job-failure.js";
 import { findRunForCheck, rerunForCheck } from "./rerun.js";
 import { startChain } from "./run-starter.js";
 import type { AppServices } from "./services.js";
@@ -59,11 +60,18 @@ export async function accept(ev: ForgeEvent, s: AppServices): Promise<"queued" |
     return "dropped";
   }
   s.queue.push(`${ev.kind}:${ev.delivery}`, async () => {
-    if (!(await s.store.markDelivery(ev.delivery))) {
-      log.info({ delivery: ev.delivery }, "redelivered webhook: already handled");
-      return;
+    const trace = traceFor(ev, s.triggerLabels.get(ev.repo.fullName));
+    try {
+      trace.stage = "recording the delivery";
+      if (!(await s.store.markDelivery(ev.delivery))) {
+        log.info({ delivery: ev.delivery }, "redelivered webhook: already handled");
+        return;
+      }
+      await dispatch(ev, s, trace);
+    } catch (err) {
+      // Never silent: whatever failed is answered where the trigger came from.
+      await reportJobFailure(err, trace, ev.delivery, s);
     }
-    await dispatch(ev, s);
   });
   return "queued";
 }
@@ -84,7 +92,7 @@ export class RecentDeliveries {
   }
 }
 
-async function dispatch(ev: ForgeEvent, s: AppServices): Promise<void> {
+async function dispatch(ev: ForgeEvent, s: AppServices, trace: JobTrace): Promise<void> {
   switch (ev.kind) {
     case "issue-labeled":
       await startChain(
@@ -104,6 +112,7 @@ async function dispatch(ev: ForgeEvent, s: AppServices): Promise<void> {
           trigger: { kind: "label", label: ev.label },
         },
         s,
+        trace,
       );
       return;
     case "pull-request":
@@ -128,14 +137,16 @@ async function dispatch(ev: ForgeEvent, s: AppServices): Promise<void> {
               : { kind: "pull-action", action: ev.action },
         },
         s,
+        trace,
       );
       return;
     case "comment":
-      await handleComment(ev, s);
+      await handleComment(ev, s, trace);
       return;
     case "check-rerequested": {
+      trace.stage = "finding the run of the check";
       const run = await findRunForCheck(ev, s);
-      if (run) await rerunForCheck(ev, run, s);
+      if (run) await rerunForCheck(ev, run, s, trace);
       return;
     }
     default:

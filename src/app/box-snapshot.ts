@@ -39,7 +39,7 @@ export function realBoxGate(settings: DeploymentSettings, store: JournalStore): 
 export function realSnapshots(settings: DeploymentSettings): SnapshotMaker {
   let harness: Promise<string> | null = null;
   return {
-    async build({ mirrorDir, ref, registry }) {
+    async build({ mirrorDir, ref, registry, config }) {
       harness ??= harnessFact(resolveClaudeBinary(settings.installRoot));
       return buildSnapshotContent({
         installRoot: settings.installRoot,
@@ -47,6 +47,7 @@ export function realSnapshots(settings: DeploymentSettings): SnapshotMaker {
         ref,
         provider: { name: "claude", version: await harness },
         registry,
+        ...(config ? { config } : {}),
       });
     },
   };

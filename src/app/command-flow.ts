@@ -11,6 +11,7 @@ import { HELP_TEXT, type ParsedCommand, parseCommand } from "./commands.js";
 import type { ForgeEvent } from "./events.js";
 import { runVerdictsDigest } from "./gate.js";
 import { gateHead, runRepo } from "./gatekeeper.js";
+import type { JobTrace } from "./job-failure.js";
 import { GATE_EVENT } from "./reporter.js";
 import { renderSticky } from "./reporter-render.js";
 import { githubContextOf, pullOf } from "./run-context.js";
@@ -27,9 +28,14 @@ const STATES_FOR: Record<"resume" | "cancel" | "approve" | "status", RunState[] 
   status: undefined,
 };
 
-export async function handleComment(ev: CommentEvent, s: AppServices): Promise<void> {
+export async function handleComment(
+  ev: CommentEvent,
+  s: AppServices,
+  trace?: JobTrace,
+): Promise<void> {
   const cmd = parseCommand(ev.comment.body);
   if (cmd.kind === "none") return;
+  if (trace) trace.stage = `handling \`/forge ${cmd.kind}\``;
   const port = await s.installations.port(ev.installationId);
   const reply = (body: string) =>
     port.postReply({
@@ -44,7 +50,7 @@ export async function handleComment(ev: CommentEvent, s: AppServices): Promise<v
     await reply(`@${actor.login}: ${trust.reason}. Nothing changed.`);
     return;
   }
-  const answer = await runCommand(cmd, ev, s);
+  const answer = await runCommand(cmd, ev, s, trace);
   if (answer) await reply(answer);
 }
 
@@ -52,6 +58,7 @@ async function runCommand(
   cmd: ParsedCommand,
   ev: CommentEvent,
   s: AppServices,
+  trace: JobTrace | undefined,
 ): Promise<string | null> {
   const actor = ev.comment.author.login;
   switch (cmd.kind) {
@@ -87,6 +94,7 @@ async function runCommand(
           trigger: { kind: "command" },
         },
         s,
+        trace,
       );
       return outcome.started
         ? `started run \`${outcome.runId}\` (${chain} chain: ${CHAINS[chain].join(" → ")}).`

@@ -18,6 +18,7 @@ import {
 import { RecentDeliveries } from "./app.js";
 import { createAppRunner } from "./app-runner.js";
 import { realBoxGate, realSnapshots } from "./box-snapshot.js";
+import { withPlannedBranch } from "./branch-plan.js";
 import { createGatekeeper } from "./gatekeeper.js";
 import { gitAuthEnv } from "./git-auth.js";
 import type { Installations } from "./installations.js";
@@ -57,23 +58,25 @@ export function composeServices(input: ComposeInput): AppServices {
     index,
     ...(input.stickyDelayMs !== undefined ? { stickyDelayMs: input.stickyDelayMs } : {}),
   });
-  const runner =
+  // The branch a change run pushes to is chosen when it starts (branch-plan.ts).
+  const runner = withPlannedBranch(
     input.runner ??
-    createAppRunner({
-      forgeHome: settings.forgeHome,
-      installRoot: settings.installRoot,
-      boxKind: settings.box,
-      ownWork: settings.ownWork,
-      hostEnv: settings.env,
-      ...(settings.loginFile ? { loginFile: settings.loginFile } : {}),
-      ...(input.stepTimeoutMs ? { stepTimeoutMs: input.stepTimeoutMs } : {}),
-      logger,
-      // Asked at clone and push time, so a chain longer than a token's hour still pushes.
-      remoteAuth: async (run) => {
-        const ctx = githubContextOf(run);
-        return ctx ? gitAuthEnv(await installations.token(ctx.installationId)) : {};
-      },
-    });
+      createAppRunner({
+        forgeHome: settings.forgeHome,
+        installRoot: settings.installRoot,
+        boxKind: settings.box,
+        ownWork: settings.ownWork,
+        hostEnv: settings.env,
+        ...(settings.loginFile ? { loginFile: settings.loginFile } : {}),
+        ...(input.stepTimeoutMs ? { stepTimeoutMs: input.stepTimeoutMs } : {}),
+        logger,
+        // Asked at clone and push time, so a chain longer than a token's hour still pushes.
+        remoteAuth: async (run) => {
+          const ctx = githubContextOf(run);
+          return ctx ? gitAuthEnv(await installations.token(ctx.installationId)) : {};
+        },
+      }),
+  );
   const engine = createChainEngine({
     store,
     runner,
@@ -103,6 +106,7 @@ export function composeServices(input: ComposeInput): AppServices {
     deliveries: new RecentDeliveries(),
     boxGate: input.boxGate ?? realBoxGate(settings, store),
     snapshots: input.snapshots ?? realSnapshots(settings),
+    triggerLabels: new Map(),
     logger,
   };
 }

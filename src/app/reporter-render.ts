@@ -6,6 +6,10 @@
 import type { StoredRequest } from "../chain/ports.js";
 import type { RunEvent, RunRecord, StepRecord } from "../chain/types.js";
 import { verifyInputsNotice, verifyInputsTouched } from "../policy/index.js";
+import { formatUsage } from "../runner/step-usage.js";
+import { branchPlanOf } from "./branch-plan.js";
+import { FAILURE_EVENT } from "./run-context.js";
+import { runUsage } from "./step-usage.js";
 
 const STATE_MARK: Record<string, string> = {
   queued: "⏳",
@@ -16,6 +20,8 @@ const STATE_MARK: Record<string, string> = {
   cancelled: "🚫",
   blocked: "⏸️",
 };
+
+const ACTIVE = new Set(["queued", "running", "paused"]);
 
 /** A fenced block that the text cannot close: its fence is longer than any run of ` in it. */
 export function fence(text: string, max = 2000): string {
@@ -44,21 +50,29 @@ export interface StickyInput {
 
 export function renderSticky(input: StickyInput): string {
   const { run, steps } = input;
+  const usage = runUsage(input.events);
+  const paid = usage.total !== null;
   const lines: string[] = [
     `### forgechain · ${run.chain} chain · ${STATE_MARK[run.state] ?? ""} ${run.state}`,
     "",
     `Run \`${run.id}\`${run.branch ? ` · branch \`${run.branch}\`` : ""}${run.baseSha ? ` · base \`${run.baseSha.slice(0, 12)}\`` : ""}`,
+    ...branchNotes(run),
     "",
-    "| step | role | state | verdict |",
-    "|---|---|---|---|",
+    `| step | role | state | verdict |${paid ? " cost · tokens |" : ""}`,
+    `|---|---|---|---|${paid ? "---|" : ""}`,
   ];
   for (const s of steps) {
     const verdict = s.decision
       ? `${s.decision.verdict}${s.decision.overridden ? " (engine override)" : ""}`
       : "—";
+    const used = usage.steps.get(s.index);
     lines.push(
-      `| ${s.index + 1} | ${s.role} | ${STATE_MARK[s.state] ?? ""} ${s.state}${s.attempt > 1 ? ` (attempt ${s.attempt})` : ""} | ${verdict} |`,
+      `| ${s.index + 1} | ${s.role} | ${STATE_MARK[s.state] ?? ""} ${s.state}${s.attempt > 1 ? ` (attempt ${s.attempt})` : ""} | ${verdict} |${paid ? ` ${used ? formatUsage(used) : "—"} |` : ""}`,
     );
+  }
+  if (usage.total) {
+    const so = ACTIVE.has(run.state) ? " so far" : "";
+    lines.push("", `**Cost${so}:** ${formatUsage(usage.total)}`);
   }
   const failed = steps.find((s) => s.state === "failed");
   if (failed?.decision?.reasons.length) {
@@ -103,6 +117,12 @@ export function renderSticky(input: StickyInput): string {
       `**forge/gate:** ${input.gate.conclusion === "success" ? "✅" : "❌"} ${input.gate.title}`,
     );
   }
+  // Only while the run is unfinished: a run picked up again later ends with its own verdict.
+  const failure = ACTIVE.has(run.state) ? lastFailure(input.events) : null;
+  if (failure) {
+    lines.push("", `**forgechain stopped working on this run:** ${failure.what}.`);
+    if (failure.detail) lines.push(fence(failure.detail, 1500));
+  }
   const verifyNotice = verifyInputsNotice(
     verifyInputsTouched(gateProtectedFiles(input.events)),
     `/forge approve ${run.id}`,
@@ -123,9 +143,48 @@ function gateProtectedFiles(events: readonly RunEvent[]): string[] {
   return Array.isArray(files) ? files.filter((f): f is string => typeof f === "string") : [];
 }
 
+/** What the run's branch plan says about where it pushes (branch-plan.ts). */
+function branchNotes(run: RunRecord): string[] {
+  const plan = run.chain === "change" ? branchPlanOf(run) : null;
+  if (!plan) return [];
+  const notes: string[] = [];
+  for (const s of plan.skipped ?? []) {
+    notes.push(
+      `\`${s.branch}\` has commits forgechain did not push (its head is \`${s.head.slice(0, 12)}\`): they are left as they are, and this run pushes to \`${plan.name}\` instead.`,
+    );
+  }
+  if (plan.updates) {
+    notes.push(
+      `This run updates \`${plan.name}\` (and its pull request), which run \`${plan.updates.runId}\` pushed; a commit pushed there meanwhile by anyone else stops the push instead of being replaced.`,
+    );
+  }
+  return notes.length > 0 ? ["", ...notes] : [];
+}
+
+/** The run ended because the remote refused its push: the branch moved under it. */
+function pushRefused(events: readonly RunEvent[]): boolean {
+  const finished = [...events].reverse().find((e) => e.type === "run.finished");
+  const reasons = (finished?.data.reasons as unknown[] | undefined)?.map(String) ?? [];
+  return reasons.some(
+    (r) => r.includes("git push failed") && /stale info|non-fast-forward|fetch first/.test(r),
+  );
+}
+
+/** The newest failure journaled for the run (job-failure.ts), when it has one. */
+function lastFailure(
+  events: readonly RunEvent[],
+): { what: string; detail: string; todo: string } | null {
+  const e = [...events].reverse().find((x) => x.type === FAILURE_EVENT);
+  if (!e) return null;
+  const text = (k: string) => (typeof e.data[k] === "string" ? (e.data[k] as string) : "");
+  return { what: text("what"), detail: text("detail"), todo: text("todo") };
+}
+
 function nextAction(input: StickyInput): string {
   const { run } = input;
   const id = run.id;
+  const failure = lastFailure(input.events);
+  if (failure?.todo && (run.state === "queued" || run.state === "running")) return failure.todo;
   switch (run.state) {
     case "queued":
     case "running":
@@ -144,6 +203,8 @@ function nextAction(input: StickyInput): string {
         ? `review pull request #${input.pull.number}; \`forge/gate\` is open.`
         : "review the result; `forge/gate` is open.";
     case "failed":
+      if (pushRefused(input.events))
+        return `the branch changed on GitHub while the run worked, so nothing was replaced; start again with \`/forge run\` — a new run updates the branch if its head is one forgechain pushed, and otherwise pushes to a new suffixed branch.`;
       return "read the failed step's check run and the run output, then start again with `/forge run`.";
     default:
       return "start a new run with `/forge run`.";

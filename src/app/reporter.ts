@@ -216,19 +216,30 @@ export function createReporter(deps: ReporterDeps): Reporter {
     if (!pushed || !headSha || !branch) return; // the sticky comment says why (run output note)
     const steps = await store.getSteps(runId);
     if (!pullOf(ctx, events)) {
+      const title = `forge: ${run.task.title}`.slice(0, 256);
+      const body = renderPullBody({
+        run,
+        steps,
+        issueNumber: ctx.issueNumber,
+        runOutputPath: (data.runOutputPath as string | null) ?? null,
+      });
       const pr = await port.openDraftPullRequest({
         owner: ctx.owner,
         repo: ctx.repo,
         head: branch,
         base: run.repo.baseRef,
-        title: `forge: ${run.task.title}`.slice(0, 256),
-        body: renderPullBody({
-          run,
-          steps,
-          issueNumber: ctx.issueNumber,
-          runOutputPath: (data.runOutputPath as string | null) ?? null,
-        }),
+        title,
+        body,
       });
+      // An earlier run's PR for this branch (branch-plan.ts): it shows this run now.
+      if (!pr.created)
+        await port.updatePullRequest({
+          owner: ctx.owner,
+          repo: ctx.repo,
+          number: pr.number,
+          title,
+          body,
+        });
       await journal(runId, PULL_EVENT, {
         number: pr.number,
         nodeId: pr.nodeId,

@@ -7,6 +7,7 @@ import type { RunRecord } from "../chain/types.js";
 import { ROLES } from "../roles/role-names.js";
 import type { ForgeEvent } from "./events.js";
 import { runRepo } from "./gatekeeper.js";
+import type { JobTrace } from "./job-failure.js";
 import { githubContextOf } from "./run-context.js";
 import { startChain } from "./run-starter.js";
 import type { AppServices } from "./services.js";
@@ -30,9 +31,15 @@ export async function findRunForCheck(ev: CheckEvent, s: AppServices): Promise<R
   return run;
 }
 
-export async function rerunForCheck(ev: CheckEvent, run: RunRecord, s: AppServices): Promise<void> {
+export async function rerunForCheck(
+  ev: CheckEvent,
+  run: RunRecord,
+  s: AppServices,
+  trace?: JobTrace,
+): Promise<void> {
   const ctx = githubContextOf(run);
   if (!ctx) return;
+  if (trace) trace.number = ctx.issueNumber;
   const outcome = await startChain(
     {
       chain: run.chain,
@@ -61,6 +68,7 @@ export async function rerunForCheck(ev: CheckEvent, run: RunRecord, s: AppServic
       trigger: { kind: "command" },
     },
     s,
+    trace,
   );
   if (!outcome.started) return;
   const port = await s.installations.port(ev.installationId);

@@ -6,6 +6,7 @@
  */
 import type { JournalStore } from "../chain/ports.js";
 import type { RunEvent, RunRecord, RunState } from "../chain/types.js";
+import type { BranchPlan } from "./branch-plan.js";
 
 export interface GitHubRunContext {
   installationId: number;
@@ -17,9 +18,13 @@ export interface GitHubRunContext {
   /** Review chains: the PR and the head under review, from the start. */
   pull?: { number: number; nodeId: string; headSha: string };
   trigger: { event: string; delivery: string; actor: string };
+  /** Change chains: the branch the run pushes to, chosen at its start (branch-plan.ts). */
+  branch?: BranchPlan;
 }
 
 export const PULL_EVENT = "github.pull_request";
+/** A job or drive that failed for this run (job-failure.ts); the sticky comment shows it. */
+export const FAILURE_EVENT = "app.failure";
 
 export function githubContextOf(run: RunRecord): GitHubRunContext | null {
   const g = run.snapshot.content.github as Partial<GitHubRunContext> | undefined;

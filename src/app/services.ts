@@ -41,6 +41,8 @@ export interface SnapshotMaker {
     mirrorDir: string;
     ref: string;
     registry: unknown;
+    /** The repository's resolved config: the builder's commands are frozen with the run. */
+    config?: Pick<ResolvedConfig, "builder">;
   }): Promise<Record<string, unknown>>;
 }
 
@@ -57,5 +59,10 @@ export interface AppServices {
   deliveries: RecentDeliveries;
   boxGate: BoxGate;
   snapshots: SnapshotMaker;
+  /**
+   * Per repository (owner/name), the trigger labels its config named when last read: a job that
+   * fails before the config is read answers an event carrying one of them (job-failure.ts).
+   */
+  triggerLabels: Map<string, string[]>;
   logger: Logger;
 }

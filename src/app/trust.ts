@@ -19,10 +19,7 @@ export async function checkTrust(
   deps: { port: GitHubPort; trusted: readonly string[] },
 ): Promise<TrustDecision> {
   if (actor.isBot) return { trusted: false, reason: "bots do not trigger forgechain" };
-  const login = actor.login.toLowerCase();
-  if (deps.trusted.some((t) => t.toLowerCase() === login)) {
-    return { trusted: true, via: "trusted-list" };
-  }
+  if (onTrustedList(actor, deps.trusted)) return { trusted: true, via: "trusted-list" };
   let permission: string;
   try {
     permission = await deps.port.getPermission({
@@ -41,6 +38,13 @@ export async function checkTrust(
     trusted: false,
     reason: `forgechain only acts for people with write, maintain or admin permission on ${repo.fullName} (yours: ${permission})`,
   };
+}
+
+/** A human login on a trusted list (case-insensitive). Bots never, even when listed. */
+export function onTrustedList(actor: Actor, list: readonly string[]): boolean {
+  if (actor.isBot) return false;
+  const login = actor.login.toLowerCase();
+  return list.some((t) => t.toLowerCase() === login);
 }
 
 /** FORGE_TRUSTED: comma- or space-separated logins. */

@@ -9,7 +9,7 @@ import {
 } from "./context.js";
 import { getPermission } from "./permission.js";
 import type { GitHubPort } from "./port.js";
-import { disableAutoMerge, openDraftPullRequest } from "./pulls.js";
+import { disableAutoMerge, openDraftPullRequest, updatePullRequest } from "./pulls.js";
 
 export interface GitHubPortOptions {
   /** Probot's `context.octokit` (or any ProbotOctokit): throttling and retry plugins on. */
@@ -39,6 +39,7 @@ export function createGitHubPort(options: GitHubPortOptions): GitHubPort {
     updateRoleCheck: updateRoleCheck(ctx),
     upsertRunComment: upsertRunComment(ctx),
     openDraftPullRequest: openDraftPullRequest(ctx),
+    updatePullRequest: updatePullRequest(ctx),
     commitRunOutput: commitRunOutput(ctx),
     setGate: setGate(ctx),
     disableAutoMerge: disableAutoMerge(ctx),

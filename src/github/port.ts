@@ -73,6 +73,14 @@ export interface GitHubPort {
     input: RepoCoords & { head: string; base: string; title: string; body: string },
   ): Promise<PullRequestRef>;
 
+  /**
+   * A later run updated the PR's branch: its body (and title) describe that run now. A write
+   * with an unknown outcome is simply repeated by the next update: it sets, it never adds.
+   */
+  updatePullRequest(
+    input: RepoCoords & { number: number; title: string; body: string },
+  ): Promise<void>;
+
   /** R9.3: create or update one file on a branch (contents API). */
   commitRunOutput(
     input: RepoCoords & { branch: string; path: string; content: string; message: string },

@@ -74,6 +74,24 @@ export function openDraftPullRequest(ctx: PortContext): GitHubPort["openDraftPul
   };
 }
 
+export function updatePullRequest(ctx: PortContext): GitHubPort["updatePullRequest"] {
+  return async ({ owner, repo, number, title, body }) => {
+    try {
+      await ctx.octokit.rest.pulls.update({
+        owner,
+        repo,
+        pull_number: number,
+        title: title.slice(0, 256),
+        body: truncateUtf8(body, COMMENT_MAX_BYTES, "pull request body"),
+        // Setting the same text twice is harmless: retries are fine here.
+        request: requestOptions(ctx),
+      });
+    } catch (error) {
+      throw toGitHubError("updatePullRequest", error);
+    }
+  };
+}
+
 const DISABLE_AUTO_MERGE = `mutation DisableAutoMerge($id: ID!) {
   disablePullRequestAutoMerge(input: { pullRequestId: $id }) {
     pullRequest { id autoMergeRequest { enabledAt } }

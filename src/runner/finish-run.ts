@@ -21,6 +21,13 @@ export interface FinishRunDeps {
   runDir(runId: string): string;
   config: ResolvedConfig | null;
   remoteAuth?: (run: RunRecord) => Promise<Record<string, string>>;
+  /**
+   * The commit the run's branch must still be at on the remote for the push to replace it
+   * (`--force-with-lease`; "" = it must not exist yet). Undefined: a plain push. The App sets it
+   * when a new run of an issue updates the branch forgechain pushed before (its work sits on the
+   * current base, so the push is no fast-forward) — and never over a commit a human pushed.
+   */
+  branchLease?: (run: RunRecord) => string | undefined | Promise<string | undefined>;
   /** Called first (the runner kills the run's warm agents). */
   beforeFinish?: (runId: string) => Promise<void>;
   /** The runner's diffs (the security step's is the run output's too). */
@@ -92,9 +99,15 @@ export function createFinishRun(
     if (!run.branch.startsWith("forge/"))
       throw new Error(`refusing to push a non-forge branch: ${run.branch}`);
     const auth = deps.remoteAuth ? await deps.remoteAuth(run) : undefined;
+    const lease = await deps.branchLease?.(run);
+    if (lease !== undefined && !/^(?:[0-9a-f]{40}|[0-9a-f]{64})?$/.test(lease)) {
+      throw new Error(`refusing a push lease that is no commit id: ${lease.slice(0, 80)}`);
+    }
+    const leased =
+      lease === undefined ? [] : [`--force-with-lease=refs/heads/${run.branch}:${lease}`];
     await Promise.all([
       git(["update-ref", `refs/heads/${run.branch}`, committed], { cwd: real }),
-      git(["push", "--quiet", "origin", `${committed}:refs/heads/${run.branch}`], {
+      git(["push", "--quiet", ...leased, "origin", `${committed}:refs/heads/${run.branch}`], {
         cwd: real,
         ...(auth ? { env: auth } : {}),
       }),

@@ -59,6 +59,8 @@ export interface LocalRunnerOptions {
    * the journal; `run.repo.remote` itself stays credential-free.
    */
   remoteAuth?: (run: RunRecord) => Promise<Record<string, string>>;
+  /** The push's lease on the run's branch (finish-run.ts FinishRunDeps.branchLease). */
+  branchLease?: (run: RunRecord) => string | undefined | Promise<string | undefined>;
   /** bwrap boxes: run the guard as an in-box server (default true; false: every hook alone). */
   guardServer?: boolean;
   /**
@@ -277,6 +279,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     runDir,
     config: opts.config,
     ...(opts.remoteAuth ? { remoteAuth: opts.remoteAuth } : {}),
+    ...(opts.branchLease ? { branchLease: opts.branchLease } : {}),
     beforeFinish: async (runId) => {
       runs.forget(runId);
       await warmAgents.discard(runId);

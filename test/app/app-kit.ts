@@ -13,6 +13,7 @@ import { dirname, join } from "node:path";
 import pino from "pino";
 import { Probot, ProbotOctokit } from "probot";
 import { forgeApp } from "../../src/app/app.js";
+import { branchLease } from "../../src/app/branch-plan.js";
 import { composeServices } from "../../src/app/compose.js";
 import { probotInstallations } from "../../src/app/installations.js";
 import type { AppServices, BoxGate } from "../../src/app/services.js";
@@ -117,6 +118,8 @@ export async function createAppKit(options: AppKitOptions = {}): Promise<AppKit>
   });
   const logger = memoryLogger();
   const runner = new GitStepRunner(forgeHome);
+  // What the App gives the real runner's push (app-runner.ts → finish-run.ts).
+  runner.branchLease = branchLease;
   const services = composeServices({
     settings: {
       installRoot: REPO_ROOT,

@@ -12,12 +12,19 @@ import { dirname, join } from "node:path";
 import type { RunArtifacts, StepInput, StepResult, StepRunner } from "../../src/chain/ports.js";
 import type { RunRecord, StepRecord } from "../../src/chain/types.js";
 import { git, gitLine } from "../../src/runner/git.js";
+import { branchName } from "../../src/runner/workspace.js";
 import { ScriptedRunner } from "../chain/scripted-runner.js";
 
 export class GitStepRunner implements StepRunner {
   readonly scripted = new ScriptedRunner();
   touches: string[] = ["greet.sh"];
   readonly remoteAuthSeen: Array<Record<string, string>> = [];
+  /**
+   * What the real runner's push is given (finish-run.ts): the `<expect>` of
+   * `--force-with-lease=refs/heads/<branch>:<expect>` — the head the branch must still be at
+   * ("" = it must not exist) — or undefined for a plain push (a fast-forward or a new branch).
+   */
+  branchLease: ((run: RunRecord) => string | undefined | Promise<string | undefined>) | null = null;
 
   constructor(private readonly forgeHome: string) {}
 
@@ -41,7 +48,8 @@ export class GitStepRunner implements StepRunner {
   async runStep(input: StepInput): Promise<StepResult> {
     const { run } = input;
     const dir = this.dir(run);
-    const branch = run.branch ?? `forge/${run.task.number ?? 0}-test-${run.id.slice(0, 6)}`;
+    // The real runner's name when the run carries none (local-runner.ts, branchOf).
+    const branch = run.branch ?? branchName(run.task.title, run.task.number, run.id);
     if (!existsSync(join(dir, ".git"))) {
       await mkdir(dirname(dir), { recursive: true });
       await git(["clone", "--quiet", "--", run.repo.remote, dir], { cwd: dirname(dir) });
@@ -88,7 +96,17 @@ export class GitStepRunner implements StepRunner {
     await git(["commit", "--quiet", "-m", "run output"], { cwd: dir });
     await this.keep(run);
     const head = await gitLine(["rev-parse", "HEAD"], { cwd: dir });
-    await git(["push", "--quiet", "origin", `HEAD:refs/heads/${run.branch}`], { cwd: dir });
+    const lease = await this.branchLease?.(run);
+    await git(
+      [
+        "push",
+        "--quiet",
+        ...(lease === undefined ? [] : [`--force-with-lease=refs/heads/${run.branch}:${lease}`]),
+        "origin",
+        `HEAD:refs/heads/${run.branch}`,
+      ],
+      { cwd: dir },
+    );
     return {
       runOutputPath: path,
       branch: run.branch,

@@ -302,6 +302,17 @@ export function createGitHubState(
         return json(201, pullJson(pr));
       },
     ],
+    [
+      "PATCH",
+      /^\/repos\/[^/]+\/[^/]+\/pulls\/(\d+)$/,
+      (m, _u, b) => {
+        const pr = state.pulls.find((x) => x.number === Number(m[1]));
+        if (!pr) return notFound;
+        if (typeof b.title === "string") pr.title = b.title;
+        if (typeof b.body === "string") pr.body = b.body;
+        return json(200, pullJson(pr));
+      },
+    ],
   ];
 
   function handle(method: string, path: string, body: unknown): { status: number; body: unknown } {

@@ -88,12 +88,16 @@ describe("issues.labeled → change chain", () => {
     expect(kit.gh.requests.some((r) => r.pathname.includes("/collaborators/"))).toBe(false);
   });
 
-  it("another label is not a trigger: no run, no reply, no permission asked", async () => {
+  it("another label is not a trigger: no run, no reply — only the permission was asked", async () => {
+    // The permission comes first, before anything is cloned; which labels trigger is in the
+    // repository's config, read after it.
     kit = await createAppKit({ permissions: { mallory: "read" } });
     await kit.receive("issues", issueLabeled({ sender: "mallory", label: "bug" }));
     await kit.settle();
     expect(await kit.store.listRuns()).toHaveLength(0);
-    expect(kit.gh.requests).toHaveLength(0);
+    expect(kit.gh.requests.map((r) => `${r.method} ${r.pathname}`)).toEqual([
+      "GET /repos/octo-org/widgets/collaborators/mallory/permission",
+    ]);
   });
 
   it("the repository's configured label replaces the default", async () => {

@@ -244,4 +244,43 @@ describe("forge serve against a fake GitHub (GHE_HOST)", () => {
       ),
     ).toBe(true);
   }, 300_000);
+
+  // Needs the runner's side of the App's branch plan: src/runner/finish-run.ts pushing with
+  // `--force-with-lease=refs/heads/<branch>:<lease>` from LocalRunnerOptions.branchLease (which
+  // src/app/app-runner.ts passes). Until then the second run's push is refused — its commit sits
+  // on the current base, not on the old branch — and this test fails at "passed".
+  it("a second label on the finished issue updates the same branch and draft PR", async () => {
+    const branch = "forge/7-greet-with-an-exclamation-mark";
+    const before = (await git(["rev-parse", `refs/heads/${branch}`], { cwd: bare })).stdout.trim();
+    const pulls = state.pulls.length;
+    const gates = state.checkRuns.filter((c) => c.name === "forge/gate").length;
+    const delivered = await serve.deliver("issues", issueLabeled({ sender: "alice", number: 7 }));
+    expect(delivered.status).toBeLessThan(300);
+    const finalSticky = await waitFor("the second run's final sticky comment", () =>
+      state
+        .commentsOn(7)
+        .find(
+          (c) =>
+            c.body.includes(`updates \`${branch}\``) &&
+            /change chain · (✅ passed|❌ failed)/.test(c.body),
+        ),
+    );
+    // The push's refusal, if any, is in the comment's "Why the run failed".
+    expect(finalSticky.body, finalSticky.body).toContain("change chain · ✅ passed");
+    await waitFor("the second gate on issue 7", () =>
+      state.checkRuns.filter((c) => c.name === "forge/gate").length > gates ? true : null,
+    );
+    const after = (await git(["rev-parse", `refs/heads/${branch}`], { cwd: bare })).stdout.trim();
+    expect(after).not.toBe(before);
+    // Replaced, not fast-forwarded: the new work sits on the current base.
+    const ancestor = await git(["merge-base", "--is-ancestor", before, after], {
+      cwd: bare,
+      allowFailure: true,
+    });
+    expect(ancestor.exitCode).toBe(1);
+    expect(state.pulls.length).toBe(pulls);
+    const runId = /forgechain:run:([0-9a-f]{32})/.exec(finalSticky.body)?.[1] ?? "";
+    expect(state.pulls.find((p) => p.head === branch)?.body).toContain(runId);
+    expect(finalSticky.body).toMatch(/\*\*Cost:\*\* \$\d+\.\d{4} · /);
+  }, 300_000);
 });

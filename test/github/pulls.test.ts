@@ -94,6 +94,26 @@ describe("openDraftPullRequest", () => {
   });
 });
 
+describe("updatePullRequest", () => {
+  it("sets the title and body of the PR (a later run's account), checked against the description", async () => {
+    const { gh, port } = setup();
+    gh.on("PATCH", `${pulls}/41`, { status: 200, body: pull({ number: 41 }) });
+    await port.updatePullRequest({ ...repo, number: 41, title: "forge: t", body: "run 2" });
+    expect(gh.requests[0]?.check.ok).toBe(true);
+    expect(sentBody(gh, 0)).toEqual({ title: "forge: t", body: "run 2" });
+  });
+
+  it("a refusal is a GitHubError naming the operation", async () => {
+    const { gh, port } = setup();
+    gh.on("PATCH", `${pulls}/41`, { status: 403, body: { message: "Resource not accessible" } });
+    const error = await port
+      .updatePullRequest({ ...repo, number: 41, title: "t", body: "b" })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GitHubError);
+    expect(String(error)).toContain("updatePullRequest");
+  });
+});
+
 describe("disableAutoMerge", () => {
   it("sends disablePullRequestAutoMerge (checked against GitHub's GraphQL schema)", async () => {
     const { gh, port } = setup();
