@@ -11,6 +11,7 @@ import type { RunRecord } from "../chain/types.js";
 import { loadProfiles, type ResolvedConfig } from "../policy/index.js";
 import { createProvider, resolveClaudeBinary } from "../providers/index.js";
 import { createLocalRunner } from "../runner/local-runner.js";
+import type { RunnerLimits } from "../runner/runner-limits.js";
 import { branchLease } from "./branch-plan.js";
 
 export interface AppRunnerOptions {
@@ -21,6 +22,8 @@ export interface AppRunnerOptions {
   hostEnv: Record<string, string | undefined>;
   loginFile?: string;
   stepTimeoutMs?: number;
+  /** FORGE_IDLE_TIMEOUT, FORGE_VERIFY_TIMEOUT (runner-limits.ts). */
+  limits?: RunnerLimits;
   logger: Logger;
   remoteAuth: (run: RunRecord) => Promise<Record<string, string>>;
 }
@@ -52,6 +55,7 @@ export function createAppRunner(opts: AppRunnerOptions): StepRunner {
         config,
         ...(opts.loginFile ? { claudeCredentialsFile: opts.loginFile } : {}),
         ...(opts.stepTimeoutMs ? { stepTimeoutMs: opts.stepTimeoutMs } : {}),
+        ...(opts.limits ?? {}),
         logger: opts.logger,
         remoteAuth: opts.remoteAuth,
         // A new run on an issue replaces the branch forgechain pushed earlier — never a human's

@@ -8,7 +8,9 @@ import { readFileSync } from "node:fs";
 import { createChainEngine } from "../chain/engine.js";
 import { randomIds } from "../chain/ids.js";
 import type { Clock, JournalStore, Logger, StepRunner } from "../chain/ports.js";
+import type { RunnerLimits } from "../runner/runner-limits.js";
 import { createSealer } from "../seal/index.js";
+import { currentDriver, driverFromData, driverLiveness } from "../store/driver-identity.js";
 import {
   knownSecretsFromEnv,
   knownSecretsFromJson,
@@ -37,6 +39,8 @@ export interface ComposeInput {
   clock?: Clock;
   maxParallel?: number;
   stepTimeoutMs?: number;
+  /** FORGE_IDLE_TIMEOUT, FORGE_VERIFY_TIMEOUT (runner-limits.ts). */
+  limits?: RunnerLimits;
   stickyDelayMs?: number;
   /** Background jobs at once; default 2 (the machine's cores run the agents). */
   jobConcurrency?: number;
@@ -69,6 +73,7 @@ export function composeServices(input: ComposeInput): AppServices {
         hostEnv: settings.env,
         ...(settings.loginFile ? { loginFile: settings.loginFile } : {}),
         ...(input.stepTimeoutMs ? { stepTimeoutMs: input.stepTimeoutMs } : {}),
+        ...(input.limits ? { limits: input.limits } : {}),
         logger,
         // Asked at clone and push time, so a chain longer than a token's hour still pushes.
         remoteAuth: async (run) => {
@@ -85,6 +90,9 @@ export function composeServices(input: ComposeInput): AppServices {
     ids: randomIds(),
     maxParallel: input.maxParallel ?? 2,
     observer: reporter,
+    // Which process drives a run (a `forge run` beside `forge serve` must not be driven twice).
+    driver: { ...currentDriver("forge serve") },
+    driverAlive: (record) => driverLiveness(driverFromData(record)).state === "alive",
   });
   const gatekeeper = createGatekeeper({
     store,

@@ -4,6 +4,11 @@
  * rest are forgechain's.
  */
 import type { BoxKind } from "../boxes/types.js";
+import {
+  type RunnerLimits,
+  RunnerLimitError,
+  runnerLimits,
+} from "../runner/runner-limits.js";
 import { gitWebBase } from "./git-auth.js";
 import { parseTrustedList } from "./trust.js";
 
@@ -109,6 +114,8 @@ export interface ServeSettings {
   maxParallel: number;
   gitBase: string;
   stepTimeoutMs: number | undefined;
+  /** FORGE_IDLE_TIMEOUT and FORGE_VERIFY_TIMEOUT, as for `forge run` (runner-limits.ts). */
+  limits: RunnerLimits;
 }
 
 export class ServeConfigError extends Error {
@@ -136,8 +143,16 @@ export function readServeSettings(env: Record<string, string | undefined>): Serv
   if (slug && !/^[a-z0-9][a-z0-9-]{0,33}$/.test(slug)) {
     throw new ServeConfigError(`FORGE_APP_SLUG=${slug}: not an app slug`);
   }
+  let limits: RunnerLimits;
+  try {
+    limits = runnerLimits(env);
+  } catch (error) {
+    if (error instanceof RunnerLimitError) throw new ServeConfigError(error.message);
+    throw error;
+  }
   return {
     box,
+    limits,
     ownWork: yes(env.FORGE_OWN_WORK, false),
     autoProve: yes(env.FORGE_AUTO_PROVE, true),
     trusted: parseTrustedList(env.FORGE_TRUSTED),

@@ -72,6 +72,7 @@ export async function startForgeServer(opts: ForgeServerOptions): Promise<ForgeS
         logger,
         maxParallel: settings.maxParallel,
         ...(settings.stepTimeoutMs ? { stepTimeoutMs: settings.stepTimeoutMs } : {}),
+        limits: settings.limits,
         ...(opts.stickyDelayMs !== undefined ? { stickyDelayMs: opts.stickyDelayMs } : {}),
       });
       await services.index.rebuild();

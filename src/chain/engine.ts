@@ -3,6 +3,7 @@
 // execution come in through JournalStore and StepRunner (src/chain/ports.ts).
 import type { ChainKind } from "../roles/role-names.js";
 import { createDriver, type DriveHandle } from "./drive.js";
+import { driverRecords } from "./driver-records.js";
 import {
   InvalidInputError,
   RequestAlreadyAnsweredError,
@@ -45,6 +46,19 @@ export interface ChainEngineDeps {
   /** How many runs are driven at the same time; default 2 (runs are whole agent processes). */
   maxParallel?: number;
   observer?: ChainObserver;
+  /**
+   * Who this process is (pid, host, start time: src/store/driver-identity.ts), journaled as a
+   * `run.driver` event whenever it starts driving a run — so a run left `running` by a process
+   * that is gone can be found and continued, and one still driven elsewhere is left alone.
+   * The domain keeps it as opaque data.
+   */
+  driver?: Record<string, unknown>;
+  /**
+   * Whether the process a `run.driver` record names still lives (driver-identity.ts). With it,
+   * `recover` leaves alone the runs another live process drives: two drivers would run a step
+   * twice.
+   */
+  driverAlive?: (record: Record<string, unknown>) => boolean;
 }
 
 export interface StartRunInput {
@@ -96,6 +110,7 @@ export function createChainEngine(deps: ChainEngineDeps): ChainEngine {
   const { store, clock, logger, ids } = deps;
   const slots = new Slots(deps.maxParallel ?? 2);
   const driver = createDriver(deps);
+  const { claim, drivenElsewhere } = driverRecords(deps, driver.transition);
   const active = new Map<string, { handle: DriveHandle; promise: Promise<RunRecord> }>();
   const now = () => clock.now().toISOString();
 
@@ -112,6 +127,7 @@ export function createChainEngine(deps: ChainEngineDeps): ChainEngine {
     const handle: DriveHandle = { stepController: null };
     const promise = (async () => {
       const run = await getRun(runId);
+      await claim(run);
       if (!(await slots.acquire(options.signal))) return run;
       try {
         return await driver.drive(runId, options.signal, handle);
@@ -206,8 +222,14 @@ export function createChainEngine(deps: ChainEngineDeps): ChainEngine {
     async cancel(runId, reason) {
       for (let tries = 0; ; tries++) {
         const run = await getRun(runId);
-        // Terminal states never change: a cancel after the verdict is a no-op.
-        if (TERMINAL_RUN_STATES.has(run.state)) return run;
+        // Terminal states never change: a cancel after the verdict is a no-op — but a cancel
+        // another process journaled still ends the step this engine is running for it.
+        if (TERMINAL_RUN_STATES.has(run.state)) {
+          if (run.state === "cancelled") {
+            active.get(runId)?.handle.stepController?.abort(new Error(`run cancelled: ${reason}`));
+          }
+          return run;
+        }
         const step = (await store.getSteps(runId)).find((s) => s.state === "running");
         const decision = failDecision(step?.role ?? "architect", [
           `the run was cancelled while the step ran: ${reason}`,
@@ -256,7 +278,11 @@ export function createChainEngine(deps: ChainEngineDeps): ChainEngine {
 
     async recover() {
       // Paused runs stay paused: a question never triggers an automatic retry (R6.2).
-      const runs = await store.listRuns({ states: ["queued", "running"] });
+      const unfinished = await store.listRuns({ states: ["queued", "running"] });
+      const runs: RunRecord[] = [];
+      for (const run of unfinished) {
+        if (!(await drivenElsewhere(run.id))) runs.push(run);
+      }
       for (const run of runs) driveInBackground(run.id);
       logger.info({ runs: runs.map((r) => r.id) }, "recovering unfinished runs");
       return runs;

@@ -36,6 +36,8 @@ export interface AgentLaunchDeps {
   handbookDir?: string;
   claudeCredentialsFile?: string;
   guardServer?: boolean;
+  /** FORGE_VERIFY_TIMEOUT, passed on to the builder's Stop hook. */
+  verifyTimeoutMs?: number;
   /** Who the boxes run as: HOMEs and the guard socket are handed to this user. */
   boxUser?: BoxUser;
   boxFor(
@@ -143,6 +145,10 @@ export async function prepareAgent(deps: AgentLaunchDeps, t: StepTarget): Promis
     providerCredentials: deps.provider.credentialEnv(deps.hostEnv),
     extra: {
       FORGE_BASE_REF: ws.baseSha,
+      // The builder's Stop hook runs scripts/verify.sh with the deployment's limit.
+      ...(deps.verifyTimeoutMs !== undefined
+        ? { FORGE_VERIFY_TIMEOUT: String(deps.verifyTimeoutMs / 1000) }
+        : {}),
       FORGE_ROLE: role,
       FORGE_RUN_ID: run.id,
       FORGE_ROLE_PROFILE: profileFile,

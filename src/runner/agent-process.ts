@@ -1,8 +1,14 @@
 // Runs one agent process (already wrapped in its box), streaming Claude Code's stream-json
 // so progress (last tool call, refusals) is live and the turn ceiling is enforced here:
 // claude 2.1.332 has no --max-turns flag, so the runner counts assistant turns itself.
+// It also ends an agent that stopped making progress (idle-watch.ts): with its model endpoint
+// down, claude retries for minutes and a step looked like a hang.
 import { spawnBoxed } from "../boxes/box-spawn.js";
 import type { WrappedCommand } from "../boxes/types.js";
+import { DEFAULT_IDLE_TIMEOUT_MS, idleWatch } from "./idle-watch.js";
+import { classifyToolError, clipWords } from "./tool-error.js";
+
+export { DEFAULT_IDLE_TIMEOUT_MS };
 
 export interface AgentProcessResult {
   exitCode: number | null;
@@ -16,6 +22,8 @@ export interface AgentProcessResult {
   turns: number;
   /** The refusal that ended the step, when stopOnRefusal matched one. */
   stoppedBy?: string;
+  /** Why the agent was ended for showing no progress (the idle limit), in words. */
+  idle?: string;
 }
 
 export interface AgentStartOptions {
@@ -30,6 +38,12 @@ export interface AgentStartOptions {
 
 export interface AgentWaitOptions {
   timeoutMs: number;
+  /**
+   * End the agent when it shows no progress for this long while it waits for its model (no
+   * stream line but the endpoint's retry notices; time spent inside a tool call does not count:
+   * the tool has its own limit). Default DEFAULT_IDLE_TIMEOUT_MS; 0 turns it off.
+   */
+  idleTimeoutMs?: number;
   maxTurns?: number;
   signal?: AbortSignal;
   onToolUse?: (summary: string) => void;
@@ -99,7 +113,11 @@ export function startAgentProcess(cmd: WrappedCommand, opts: AgentStartOptions):
   let turnLimitHit = false;
   let cancelled = false;
   let stoppedBy: string | undefined;
+  let idleReason: string | undefined;
+  let idle: ReturnType<typeof idleWatch> | undefined;
   let waiting: AgentWaitOptions | undefined;
+  /** Tool calls by id, described: a failed one is named with its outcome. */
+  const toolCalls = new Map<string, string>();
   /** Lines that came before `wait` (none expected before the prompt), inspected then. */
   const early: string[] = [];
   let ended: Partial<AgentProcessResult> | undefined;
@@ -130,18 +148,26 @@ export function startAgentProcess(cmd: WrappedCommand, opts: AgentStartOptions):
   });
 
   function inspectLine(line: string, w: AgentWaitOptions): void {
-    if (!line.startsWith("{")) return;
+    if (!line.startsWith("{")) {
+      if (line.trim() !== "") idle?.progress();
+      return;
+    }
     let msg: { type?: string; message?: { content?: unknown } };
     try {
       msg = JSON.parse(line);
     } catch {
+      idle?.progress();
       return;
     }
+    idle?.line(msg);
     const content = Array.isArray(msg.message?.content) ? msg.message.content : [];
     if (msg.type === "assistant") {
       turns++;
       for (const block of content as Array<Record<string, unknown>>) {
-        if (block.type === "tool_use") w.onToolUse?.(describeToolUse(block));
+        if (block.type !== "tool_use") continue;
+        const described = describeToolUse(block);
+        if (typeof block.id === "string") toolCalls.set(block.id, described);
+        w.onToolUse?.(described);
       }
       if (w.maxTurns !== undefined && turns > w.maxTurns) {
         turnLimitHit = true;
@@ -151,7 +177,17 @@ export function startAgentProcess(cmd: WrappedCommand, opts: AgentStartOptions):
       for (const block of content as Array<Record<string, unknown>>) {
         if (block.type === "tool_result" && block.is_error === true) {
           const text = toolResultText(block.content);
-          w.onRefusal?.(text.slice(0, 300));
+          // Only a refusal is reported as one: a command that exited non-zero is work.
+          const error = classifyToolError(text);
+          if (error.kind === "refused") w.onRefusal?.(clipWords(text, 1000));
+          else {
+            const call = toolCalls.get(String(block.tool_use_id)) ?? "tool";
+            const how =
+              error.kind === "exit"
+                ? `exit ${error.exitCode}`
+                : `failed: ${clipWords(error.detail, 120)}`;
+            w.onToolUse?.(`${call} → ${how}`);
+          }
           if (stoppedBy === undefined && w.stopOnRefusal?.(text)) {
             stoppedBy = text.slice(0, 500);
             kill();
@@ -188,6 +224,13 @@ export function startAgentProcess(cmd: WrappedCommand, opts: AgentStartOptions):
     },
     wait(w) {
       waiting = w;
+      // The idle clock starts with the wait: a warm agent waits for its prompt until then.
+      idle?.stop();
+      idle = idleWatch(w.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, (reason) => {
+        if (ended) return;
+        idleReason = reason;
+        kill();
+      });
       for (const line of early.splice(0)) inspectLine(line, w);
       return new Promise((resolve) => {
         const timer = setTimeout(() => {
@@ -202,18 +245,22 @@ export function startAgentProcess(cmd: WrappedCommand, opts: AgentStartOptions):
         else w.signal?.addEventListener("abort", onAbort, { once: true });
         onEnd = () => {
           clearTimeout(timer);
+          idle?.stop();
           w.signal?.removeEventListener("abort", onAbort);
           if (pending) inspectLine(pending, w);
           resolve({
             exitCode: null,
             signal: null,
+            // The idle reason also closes stderr: a judge that words only "exited with
+            // SIGKILL: <stderr tail>" still says why the runner ended it.
             stdout,
-            stderr,
+            stderr: idleReason ? `${stderr}\nforge: ${idleReason}\n` : stderr,
             timedOut,
             turnLimitHit,
             cancelled,
             turns,
             ...(stoppedBy !== undefined ? { stoppedBy } : {}),
+            ...(idleReason !== undefined ? { idle: idleReason } : {}),
             ...ended,
           });
         };

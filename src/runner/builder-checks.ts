@@ -34,6 +34,8 @@ export interface BuilderChecks {
   branch: string;
   config: ResolvedConfig | null;
   controlTimeoutMs?: number;
+  /** How long scripts/verify.sh may take (FORGE_VERIFY_TIMEOUT). */
+  verifyTimeoutMs?: number;
   layout: LayoutBoxes;
   /** A runner-owned directory for the controls' checkout, HOME and verify's script copy. */
   controlsDir: string;
@@ -145,7 +147,7 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
     scriptDir: join(c.controlsDir, "verify"),
     box: (scriptDir) => c.controlsBox(ws, home, [scriptDir], binds),
     env,
-    timeoutMs: c.controlTimeoutMs ?? 10 * 60_000,
+    timeoutMs: c.verifyTimeoutMs ?? c.controlTimeoutMs ?? 10 * 60_000,
   }).catch((error: unknown) => ({
     present: true,
     ok: false,
@@ -185,9 +187,24 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
     c.state.controls = controls.map((r) => ({ ...r, output: r.output }));
     c.state.controlLines = evaluation.controls.map(formatControlLine);
     await c.saveState();
+    // The failed controls' output (its tail, redacted): `forge status` shows it.
+    const outputs = await Promise.all(
+      controls
+        .filter((r) => r.exitCode !== 0)
+        .map(async (r) => ({
+          name: r.name,
+          exitCode: r.exitCode,
+          output: (await redactSecrets(r.output.slice(-3000))).text,
+        })),
+    );
     events.push({
       type: "controls.finished",
-      data: { passed: evaluation.passed, lines: c.state.controlLines, notices: evaluation.notices },
+      data: {
+        passed: evaluation.passed,
+        lines: c.state.controlLines,
+        notices: evaluation.notices,
+        outputs,
+      },
     });
     for (const b of evaluation.blocking) reasons.push(`control ${b.id}: ${b.detail}`);
   } else {

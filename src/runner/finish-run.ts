@@ -76,6 +76,7 @@ export function createFinishRun(
       })),
       notes: [...new Set(state.notes)],
       verifyInputs: verifyInputsTouched(facts.files),
+      usage: state.usage ?? [],
       redact: async (t) => (await redactSecrets(t)).text,
     });
     const local = join(dir, "run-output.md");

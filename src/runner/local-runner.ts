@@ -52,6 +52,10 @@ export interface LocalRunnerOptions {
   claudeCredentialsFile?: string;
   stepTimeoutMs?: number;
   controlTimeoutMs?: number;
+  /** FORGE_IDLE_TIMEOUT: an agent without progress this long is ended (idle-watch.ts); 0 = never. */
+  idleTimeoutMs?: number;
+  /** FORGE_VERIFY_TIMEOUT: how long scripts/verify.sh may take (after the builder and in its Stop hook). */
+  verifyTimeoutMs?: number;
   logger: Logger;
   /**
    * Environment for the runner's clone and push of `run.repo.remote` only (e.g. the App's

@@ -3,6 +3,7 @@
 // Everything passes through `redact` before it is written: this file is committed and pushed.
 import type { RunRecord, StepRecord } from "../chain/types.js";
 import { verifyInputsNotice } from "../policy/index.js";
+import { addUsage, formatUsage, type StepUsage, type UsageSource } from "./step-usage.js";
 
 export interface ControlSummary {
   name: string;
@@ -22,6 +23,8 @@ export interface RunOutputInput {
    * files): named so nobody reads the controls' pass as independent of the builder (R4.8).
    */
   verifyInputs?: string[];
+  /** What each step's agent cost, one entry per attempt (step-usage.ts); none: not shown. */
+  usage?: UsageSource[];
   redact: (text: string) => Promise<string>;
 }
 
@@ -69,6 +72,7 @@ export async function renderRunOutput(input: RunOutputInput): Promise<string> {
   }
   const verifyNotice = verifyInputsNotice(input.verifyInputs ?? [], `/forge approve ${run.id}`);
   if (verifyNotice) lines.push("", "## What verify ran", "", `> ⚠️ ${verifyNotice}`);
+  lines.push(...usageSection(steps, input.usage ?? []));
   lines.push("", "## Diff stat", "", "```", input.diffStat || "(no changes)", "```");
   for (const s of steps) {
     if (!s.decision && s.output == null) continue;
@@ -97,6 +101,24 @@ export async function renderRunOutput(input: RunOutputInput): Promise<string> {
   }
   lines.push("");
   return input.redact(lines.join("\n"));
+}
+
+/** Cost and tokens per step (its attempts added up) and for the whole run. */
+function usageSection(steps: StepRecord[], usage: UsageSource[]): string[] {
+  if (usage.length === 0) return [];
+  const lines = ["", "## Cost and tokens", "", "| step | role | attempts | cost and tokens |"];
+  lines.push("|---|---|---|---|");
+  let total: StepUsage | null = null;
+  for (const s of steps) {
+    let sum: StepUsage | null = null;
+    const mine = usage.filter((u) => u.index === s.index);
+    for (const u of mine) sum = addUsage(sum, u.usage);
+    if (!sum) continue;
+    total = addUsage(total, sum);
+    lines.push(`| ${s.index + 1} | ${s.role} | ${mine.length} | ${formatUsage(sum)} |`);
+  }
+  if (total) lines.push(`| | **total** | | **${formatUsage(total)}** |`);
+  return lines;
 }
 
 /** PASS only when every step of the chain passed (R3.2); the run's own state is not final yet. */

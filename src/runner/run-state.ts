@@ -6,10 +6,13 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ControlRun } from "./controls-exec.js";
 import type { SetupResults } from "./setup-phase.js";
+import type { UsageSource } from "./step-usage.js";
 
 export interface RunState {
   controls: ControlRun[];
   controlLines: string[];
+  /** What each step's agent cost, one entry per attempt (the run output's cost section). */
+  usage?: UsageSource[];
   notes: string[];
   /** The setup phase's workspace and results (setup-phase.ts), once it ran. */
   setup?: SetupResults;

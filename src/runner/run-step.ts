@@ -251,6 +251,7 @@ async function runAgent(c: StepContext, s: StepScope, p: Placed): Promise<Ran | 
         .wait({
           timeoutMs,
           ...(providerOpts.maxTurns !== undefined ? { maxTurns: providerOpts.maxTurns } : {}),
+          ...(opts.idleTimeoutMs !== undefined ? { idleTimeoutMs: opts.idleTimeoutMs } : {}),
           signal: input.signal,
           onToolUse: (lastTool) => input.progress({ role, lastTool }),
           onRefusal: (refusal) => input.progress({ role, refusal }),

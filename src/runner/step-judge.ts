@@ -8,6 +8,7 @@ import { decideVerdict } from "../roles/verdict.js";
 import { redactSecrets } from "../secrets/index.js";
 import { checkBuilderWork } from "./builder-checks.js";
 import { saveRunState } from "./run-state.js";
+import { usageOfStream } from "./step-usage.js";
 import type { Ran, StepContext, StepScope } from "./run-step.js";
 import { feedbackFor, processReasons, readRequest, roleGateOutcome } from "./step-outcome.js";
 import { detectWrites } from "./tree-manifest.js";
@@ -22,6 +23,8 @@ export async function judgeStep(
   const { role, attempt } = s.input;
   const { proc, prepared } = r;
   const transcript = (await redactSecrets(proc.stdout.slice(-TRANSCRIPT_CAP))).text;
+  const parsed = c.opts.provider.parseResult(proc.stdout);
+  const raw = parsed.raw as { usage?: unknown } | null;
   s.events.push({
     type: "step.transcript",
     data: {
@@ -30,10 +33,17 @@ export async function judgeStep(
       bytes: proc.stdout.length,
       truncated: proc.stdout.length > TRANSCRIPT_CAP,
       turns: proc.turns,
+      // What the step cost, beside the stream (the sticky comment and forge status read it).
+      costUsd: parsed.costUsd ?? null,
+      usage: raw?.usage ?? null,
       stream: transcript,
     },
   });
-  const parsed = c.opts.provider.parseResult(proc.stdout);
+  const usage = usageOfStream(proc.stdout);
+  if (usage) {
+    s.state.usage = [...(s.state.usage ?? []), { index: s.input.index, role, attempt, usage }];
+    await saveRunState(c.runDir(s.input.run.id), s.state);
+  }
   // The secret rule (R3.3) reads the real diff: files agents were not shown count too.
   const verdict = await decideVerdict(
     role,
@@ -111,6 +121,7 @@ async function checkBuilder(c: StepContext, s: StepScope, r: Ran): Promise<strin
     branch: s.branch,
     config: opts.config,
     ...(opts.controlTimeoutMs !== undefined ? { controlTimeoutMs: opts.controlTimeoutMs } : {}),
+    ...(opts.verifyTimeoutMs !== undefined ? { verifyTimeoutMs: opts.verifyTimeoutMs } : {}),
     layout: c.layout,
     controlsDir: join(s.stepDir, "controls"),
     controlsBox: (dir, h, extra = [], binds) => c.boxFor(role, dir, h, extra, binds),

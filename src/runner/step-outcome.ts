@@ -55,6 +55,7 @@ export async function processReasons(
   if (proc.timedOut) reasons.push(`the agent timed out after ${Math.round(o.timeoutMs / 1000)} s`);
   if (proc.turnLimitHit) reasons.push(`the agent went past its ${o.maxTurns} turns`);
   if (proc.cancelled) reasons.push("the step was cancelled");
+  if (proc.idle) reasons.push(proc.idle);
   if (o.gate) reasons.push(o.gate);
   if (reasons.length === 0 && proc.exitCode !== 0) {
     const why = (await redactSecrets(proc.stderr.trim().slice(-500))).text;

@@ -178,6 +178,14 @@ export class SqliteJournal implements JournalStore {
     return rows.map(runFromRow);
   }
 
+  /** The `limit` most recent runs, oldest of them first. */
+  async recentRuns(limit: number): Promise<RunRecord[]> {
+    const rows = this.stmt("SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT ?").all(
+      limit,
+    ) as RunRow[];
+    return rows.reverse().map(runFromRow);
+  }
+
   async getSteps(runId: string): Promise<StepRecord[]> {
     const rows = this.stmt("SELECT * FROM steps WHERE run_id = ? ORDER BY idx").all(
       runId,
@@ -270,6 +278,25 @@ export class SqliteJournal implements JournalStore {
       limit,
     ) as EventRow[];
     return rows.reverse().map(eventFromRow);
+  }
+
+  /** The run's events of these types, oldest first (the transcripts, the driver records). */
+  async eventsOfType(runId: string, types: readonly string[]): Promise<RunEvent[]> {
+    if (types.length === 0) return [];
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM events WHERE run_id = ? AND type IN (${types.map(() => "?").join(",")}) ORDER BY seq`,
+      )
+      .all(runId, ...types) as EventRow[];
+    return rows.map(eventFromRow);
+  }
+
+  /** The run's last event of this type, or null. */
+  async latestEvent(runId: string, type: string): Promise<RunEvent | null> {
+    const row = this.stmt(
+      "SELECT * FROM events WHERE run_id = ? AND type = ? ORDER BY seq DESC LIMIT 1",
+    ).get(runId, type) as EventRow | undefined;
+    return row ? eventFromRow(row) : null;
   }
 
   async recordFeedback(runId: string, feedback: WorkerFeedback): Promise<"inserted" | "duplicate"> {

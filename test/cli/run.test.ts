@@ -103,7 +103,10 @@ describe("forge demo", () => {
     expect(r.stdout.split("\n")[0]).toMatch(/SCRIPTED MODEL/);
     expect(r.stdout).toMatch(/refused: .*forge guard/);
     for (const role of ["architect", "builder", "reviewer", "security"]) {
-      expect(r.stdout).toMatch(new RegExp(`\\n  ${role}\\s+PASS\\n`));
+      // The final report: each role's verdict, then what its agent cost.
+      expect(r.stdout).toMatch(
+        new RegExp(`\\n  ${role}\\s+PASS  \\$\\d+\\.\\d{4} · \\d+ in, \\d+ out\\n`),
+      );
     }
     expect(r.stdout).toMatch(/run output: \.forge\/run-output-[0-9a-f]{32}\.md/);
     expect(r.stdout).toContain("| 4 | security | PASS |");
@@ -147,7 +150,8 @@ describe("the box proof gate (R7.2)", () => {
       gitIn(repo, "commit", "-qam", "change validate");
       const after = await currentValidity({ ...opts, config: (await policyOf()).config });
       expect(after.valid).toBe(false);
-      if (!after.valid) expect(after.changed).toEqual(["validate"]);
+      // The builder's allowed commands follow validate:, so its settings may change too.
+      if (!after.valid) expect(after.changed).toContain("validate");
     } finally {
       await model.close();
       await store.close();

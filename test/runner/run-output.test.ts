@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { RunRecord } from "../../src/chain/types.js";
+import type { RunRecord, StepRecord } from "../../src/chain/types.js";
 import { verifyInputsTouched } from "../../src/policy/verify-inputs.js";
 import { renderRunOutput } from "../../src/runner/run-output.js";
+import { usageOfStream, usageOfTranscript } from "../../src/runner/step-usage.js";
 
 const run: RunRecord = {
   id: "run7",
@@ -55,3 +56,82 @@ describe("renderRunOutput: what verify ran", () => {
     expect(md.match(/^## Verdicts$/gm)).toHaveLength(1);
   });
 });
+
+/** A transcript's last line as claude 2.1.332 prints it with --output-format stream-json. */
+const resultLine = (cost: number, input: number, output: number, cacheRead = 0) =>
+  JSON.stringify({
+    type: "result",
+    subtype: "success",
+    is_error: false,
+    total_cost_usd: cost,
+    usage: {
+      input_tokens: input,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: cacheRead,
+      output_tokens: output,
+    },
+  });
+
+const step = (index: number, role: StepRecord["role"], attempt: number): StepRecord => ({
+  runId: "run7",
+  index,
+  role,
+  state: "passed",
+  attempt,
+  decision: { role, verdict: "PASS", reasons: [], overridden: false },
+  output: null,
+  startedAt: null,
+  finishedAt: null,
+});
+
+describe("cost and tokens", () => {
+  it("reads the last result line of a transcript, or what the runner journaled beside it", () => {
+    const stream = `{"type":"system","subtype":"init"}\n${resultLine(0.5, 1, 1)}\n${resultLine(0.0123, 1200, 450, 10_000)}\n`;
+    expect(usageOfStream(stream)).toEqual({
+      costUsd: 0.0123,
+      inputTokens: 11_200,
+      cachedTokens: 10_000,
+      outputTokens: 450,
+    });
+    expect(usageOfStream('{"type":"assistant"}\nnot json')).toBeNull();
+    expect(usageOfTranscript({ stream, costUsd: 2, usage: { input_tokens: 3 } })).toMatchObject({
+      costUsd: 2,
+      inputTokens: 3,
+    });
+  });
+
+  it("the run output shows each step's attempts added up and the run's total", async () => {
+    const usage = (index: number, role: string, attempt: number, cost: number) => ({
+      index,
+      role,
+      attempt,
+      usage: usageOfStream(resultLine(cost, 1000, 500)) ?? fail(),
+    });
+    const md = await renderRunOutput({
+      run,
+      steps: [step(0, "architect", 1), step(1, "builder", 2), step(2, "reviewer", 0)],
+      diffStat: "",
+      controls: [],
+      notes: [],
+      usage: [
+        usage(0, "architect", 1, 0.01),
+        usage(1, "builder", 1, 0.02),
+        usage(1, "builder", 2, 0.03),
+      ],
+      redact: async (t) => t,
+    });
+    expect(md).toContain("## Cost and tokens");
+    expect(md).toContain("| 1 | architect | 1 | $0.0100 · 1.0k in, 500 out |");
+    expect(md).toContain("| 2 | builder | 2 | $0.0500 · 2.0k in, 1.0k out |");
+    expect(md).not.toMatch(/\| 3 \| reviewer \| \d/);
+    expect(md).toContain("| | **total** | | **$0.0600 · 3.0k in, 1.5k out** |");
+  });
+
+  it("says nothing about cost when the runner passes none", async () => {
+    expect(await render()).not.toContain("Cost");
+  });
+});
+
+function fail(): never {
+  throw new Error("no usage parsed");
+}

@@ -74,6 +74,19 @@ describe("runs, steps and transitions", () => {
     expect(await journal.listRuns({ limit: 1 })).toHaveLength(1);
   });
 
+  it("the most recent runs, oldest of them first; events by type; the latest of a type", async () => {
+    for (const id of ["run-a", "run-b", "run-c"]) await seedRun(id);
+    expect((await journal.recentRuns(2)).map((r) => r.id)).toEqual(["run-b", "run-c"]);
+    await journal.transition("run-a", { events: [{ type: "run.driver", data: { pid: 1 } }] });
+    await journal.transition("run-a", { events: [{ type: "x", data: {} }] });
+    await journal.transition("run-a", { events: [{ type: "run.driver", data: { pid: 2 } }] });
+    expect((await journal.latestEvent("run-a", "run.driver"))?.data).toEqual({ pid: 2 });
+    expect(await journal.latestEvent("run-b", "run.driver")).toBeNull();
+    const types = (await journal.eventsOfType("run-a", ["run.driver", "x"])).map((e) => e.type);
+    expect(types).toEqual(["run.driver", "x", "run.driver"]);
+    expect(await journal.eventsOfType("run-a", [])).toEqual([]);
+  });
+
   it("applies the patches and appends the events in one transaction", async () => {
     await seedRun();
     const events = await journal.transition("run-1", {

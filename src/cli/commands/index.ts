@@ -1,8 +1,12 @@
 import type { Command } from "commander";
+import { registerAnswer } from "./answer.js";
 import { registerBox } from "./box.js";
+import { registerCancel } from "./cancel.js";
 import { registerCheckOutput } from "./check-output.js";
 import { registerConfig } from "./config.js";
 import { registerDemo } from "./demo.js";
+import { registerLogs } from "./logs.js";
+import { registerResume } from "./resume.js";
 import { registerRun } from "./run.js";
 import { registerScanSecrets } from "./scan-secrets.js";
 import { registerServe } from "./serve.js";
@@ -25,5 +29,9 @@ export function registerCommands(program: Command): void {
   registerRun(program);
   registerDemo(program);
   registerStatus(program);
+  registerLogs(program);
+  registerCancel(program);
+  registerResume(program);
+  registerAnswer(program);
   registerServe(program);
 }

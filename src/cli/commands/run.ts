@@ -46,7 +46,9 @@ export function registerRun(program: Command): void {
     .addHelpText(
       "after",
       "\nEnvironment: ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN / CLAUDE_CODE_OAUTH_TOKEN (or a `claude` " +
-        "login), ANTHROPIC_BASE_URL, FORGE_HOME (state; default ~/.forge), FORGE_OWN_WORK.",
+        "login), ANTHROPIC_BASE_URL, FORGE_HOME (state; default ~/.forge), FORGE_OWN_WORK, " +
+        "FORGE_IDLE_TIMEOUT (seconds an agent may show no progress; default 300, 0 = no limit), " +
+        "FORGE_VERIFY_TIMEOUT (seconds scripts/verify.sh may take; default 600).",
     )
     .action(async (flags: RunFlags) => {
       const repo = resolve(flags.repo);

@@ -1,61 +1,93 @@
-// `forge status [run-id]`: reads the journal under FORGE_HOME.
+// `forge status [run-id]`: reads the journal under FORGE_HOME. One run: who drives it (and
+// whether that process still lives), each phase with its verdict and cost, and for a failure
+// the reasons and the failing command's output.
 import type { Command } from "commander";
 import { forgeHome } from "../local/forge-home.js";
+import { describeDriver, orphanNotice, type RunDriver, runDriver } from "../local/orphans.js";
+import { findRun } from "../local/run-lookup.js";
+import { phaseLines } from "../local/run-report.js";
+import { runUsage } from "../local/run-usage.js";
 import { openStore } from "../local/stack.js";
-import { UsageError } from "../usage-error.js";
 
 export function registerStatus(program: Command): void {
   program
     .command("status")
-    .description("show recent runs, or one run's steps, verdicts, questions and last events")
+    .description(
+      "show recent runs, or one run's steps, verdicts, costs, failures, questions and last events",
+    )
     .argument("[run-id]", "a run id (or a unique prefix)")
     .option("--json", "print JSON")
     .action(async (runId: string | undefined, flags: { json?: boolean }) => {
       const store = openStore(forgeHome(process.env));
       try {
-        const runs = await store.listRuns({ limit: 200 });
-        if (!runId) {
-          if (flags.json) return void process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
-          if (runs.length === 0) return void process.stdout.write("no runs in the journal\n");
-          for (const r of runs.slice(0, 20)) {
-            process.stdout.write(
-              `${r.id}  ${r.state.padEnd(9)} ${r.chain.padEnd(6)} ${r.createdAt}  ${r.task.title.slice(0, 60)}\n`,
-            );
-          }
-          return;
-        }
-        const matches = runs.filter((r) => r.id.startsWith(runId));
-        if (matches.length !== 1) {
-          throw new UsageError(
-            matches.length === 0 ? `no run ${runId}` : `run id prefix ${runId} is ambiguous`,
-          );
-        }
-        const run = matches[0] as (typeof matches)[number];
-        const [steps, requests, events] = await Promise.all([
+        if (!runId) return await listRuns(store, flags.json ?? false);
+        const run = await findRun(store, runId);
+        const [steps, requests, events, driver] = await Promise.all([
           store.getSteps(run.id),
           store.listRequests(run.id),
-          store.lastEvents(run.id, 15),
+          store.events(run.id),
+          runDriver(store, run),
         ]);
         if (flags.json) {
-          process.stdout.write(`${JSON.stringify({ run, steps, requests, events }, null, 2)}\n`);
+          const usage = runUsage(events);
+          const json = {
+            run,
+            steps,
+            requests,
+            driver: { ...driver.liveness, orphaned: driver.orphaned },
+            usage: { total: usage.total, steps: Object.fromEntries(usage.steps) },
+            events: events.slice(-15).map(withoutStream),
+          };
+          process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
           return;
         }
-        process.stdout.write(`run ${run.id}: ${run.state} (${run.chain} chain)\n`);
-        process.stdout.write(
-          `  task: ${run.task.title}\n  base: ${run.baseSha ?? "-"}  branch: ${run.branch ?? "-"}\n`,
-        );
-        process.stdout.write(`  snapshot: sha256:${run.snapshot.digest}\n`);
-        for (const s of steps) {
-          process.stdout.write(
-            `  ${s.role.padEnd(10)} ${s.state.padEnd(8)} attempt ${s.attempt}  ${s.decision?.verdict ?? ""}\n`,
-          );
-        }
-        for (const q of requests)
-          process.stdout.write(`  question ${q.id} (${q.status}): ${q.question}\n`);
-        process.stdout.write("  last events:\n");
-        for (const e of events) process.stdout.write(`    ${e.at}  ${e.type}\n`);
+        const out = [`run ${run.id}: ${run.state} (${run.chain} chain)`];
+        out.push(`  task: ${run.task.title}`);
+        out.push(`  base: ${run.baseSha ?? "-"}  branch: ${run.branch ?? "-"}`);
+        out.push(`  snapshot: sha256:${run.snapshot.digest}`);
+        out.push(...driverLines(driver));
+        out.push(...(await phaseLines({ run, steps, events, pending: [] })));
+        for (const q of requests) out.push(`  question ${q.id} (${q.status}): ${q.question}`);
+        out.push("  last events:");
+        for (const e of events.slice(-15)) out.push(`    ${e.at}  ${e.type}`);
+        process.stdout.write(`${out.join("\n")}\n`);
       } finally {
         await store.close();
       }
     });
+}
+
+async function listRuns(store: ReturnType<typeof openStore>, json: boolean): Promise<void> {
+  const runs = await store.recentRuns(20);
+  const drivers = await Promise.all(runs.map((r) => runDriver(store, r)));
+  if (json) {
+    const list = drivers.map((d) => ({ ...d.run, orphaned: d.orphaned }));
+    return void process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+  }
+  if (runs.length === 0) return void process.stdout.write("no runs in the journal\n");
+  for (const d of drivers) {
+    const r = d.run;
+    const state = d.orphaned ? `${r.state} (orphaned)` : r.state;
+    process.stdout.write(
+      `${r.id}  ${state.padEnd(9)} ${r.chain.padEnd(6)} ${r.createdAt}  ${r.task.title.slice(0, 60)}\n`,
+    );
+  }
+  for (const d of drivers.filter((x) => x.orphaned)) {
+    process.stdout.write(`note: ${orphanNotice(d)}\n`);
+  }
+}
+
+function driverLines(d: RunDriver): string[] {
+  if (d.orphaned) return [`  ! ${orphanNotice(d)}`];
+  const unfinished = d.run.state === "running" || d.run.state === "queued";
+  if (!unfinished || !d.liveness.driver) return [];
+  const how = d.liveness.state === "alive" ? "driven by" : `driven by (${d.liveness.why})`;
+  return [`  ${how} ${describeDriver(d.liveness.driver)}`];
+}
+
+/** The transcript's stream is long and has its own command (`forge logs`). */
+function withoutStream<T extends { data: Record<string, unknown> }>(e: T): T {
+  if (typeof e.data.stream !== "string") return e;
+  const { stream: _stream, ...data } = e.data;
+  return { ...e, data };
 }

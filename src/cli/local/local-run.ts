@@ -1,9 +1,10 @@
-// One local run, end to end: policy (refused before anything runs), the box proof, the frozen
-// snapshot, the engine driving the runner, progress, Ctrl-C, and the final report.
+// One local run, end to end: policy (refused before anything runs), the model endpoint, the
+// box proof, the frozen snapshot, then the engine driving the runner (local-drive.ts).
+// `forge resume` goes through the same checks (prepareLocal) before it drives a run again.
 import { join } from "node:path";
 import { harnessFact } from "../../boxes/proof-current.js";
 import type { BoxKind } from "../../boxes/types.js";
-import type { RunEvent, RunRecord, StepRecord, TaskInput } from "../../chain/types.js";
+import type { TaskInput } from "../../chain/types.js";
 import { ConfigError, formatIssue, loadProfiles } from "../../policy/index.js";
 import { loadRepoPolicy, type RepoPolicy } from "../../policy/repo-policy.js";
 import { resolveClaudeBinary } from "../../providers/claude.js";
@@ -11,11 +12,17 @@ import type { ProviderName } from "../../providers/types.js";
 import type { ChainKind, Role } from "../../roles/role-names.js";
 import { gitLine } from "../../runner/git.js";
 import { buildSnapshotContent } from "../../runner/snapshot-content.js";
-import { whileHandlingSignals } from "../interrupt.js";
+import type { SqliteJournal } from "../../store/sqlite-journal.js";
 import { ensureBoxProof } from "./box-gate.js";
+import { checkModelEndpoint } from "./endpoint-check.js";
+import { cliRunnerLimits as runnerLimits } from "./cli-limits.js";
 import { gitRunnerIn } from "./git-runner.js";
+import { driveLocal, type LocalRunResult } from "./local-drive.js";
+import { orphanedRuns, orphanNotice } from "./orphans.js";
 import { progressView } from "./progress.js";
 import { openLocalStack, openStore } from "./stack.js";
+
+export type { LocalRunResult };
 
 export interface LocalRunInput {
   root: string;
@@ -30,7 +37,7 @@ export interface LocalRunInput {
   ownWork: boolean;
   provider: ProviderName;
   loginFile?: string;
-  out: { write(s: string): unknown; isTTY?: boolean };
+  out: { write(s: string): unknown; isTTY?: boolean; columns?: number };
   json: boolean;
   roles: readonly Role[];
   /** A label printed first, e.g. "scripted model (demo)". */
@@ -38,19 +45,41 @@ export interface LocalRunInput {
   stepTimeoutMs?: number;
 }
 
-export interface LocalRunResult {
-  exitCode: number;
-  run: RunRecord | null;
-  steps: StepRecord[];
-  runOutputPath: string | null;
-  events: RunEvent[];
-}
+/** What a run and a resume check first; `forge resume` passes the run's own repository. */
+export type PrepareInput = Pick<
+  LocalRunInput,
+  | "root"
+  | "forgeHome"
+  | "env"
+  | "repo"
+  | "box"
+  | "ownWork"
+  | "provider"
+  | "loginFile"
+  | "out"
+  | "json"
+>;
 
-export async function executeLocalRun(input: LocalRunInput): Promise<LocalRunResult> {
+const nothingRan = (): LocalRunResult => ({
+  exitCode: 1,
+  run: null,
+  steps: [],
+  runOutputPath: null,
+  events: [],
+});
+
+/**
+ * The repository's policy, the model endpoint and the box proof, in that order; each refusal
+ * is printed and ends it (`exitCode` set) before any run state changes.
+ */
+export async function prepareLocal(
+  input: PrepareInput,
+  command: string,
+): Promise<{ policy: RepoPolicy; store: SqliteJournal } | { result: LocalRunResult }> {
   const say = (s: string) => {
     if (!input.json) input.out.write(s);
   };
-  if (input.banner) say(`${input.banner}\n`);
+  runnerLimits(input.env); // a bad FORGE_IDLE_TIMEOUT / FORGE_VERIFY_TIMEOUT stops it here
   let policy: RepoPolicy;
   try {
     policy = await loadRepoPolicy(input.repo, {
@@ -60,15 +89,20 @@ export async function executeLocalRun(input: LocalRunInput): Promise<LocalRunRes
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     for (const issue of error.issues) process.stderr.write(`${formatIssue(issue)}\n`);
-    process.stderr.write("forge run: the repository's config is refused; nothing ran\n");
-    return { exitCode: 1, run: null, steps: [], runOutputPath: null, events: [] };
+    process.stderr.write(`${command}: the repository's config is refused; nothing ran\n`);
+    return { result: nothingRan() };
   }
   for (const w of policy.warnings) say(`warning: ${formatIssue(w)}\n`);
-
-  const base = input.base ?? (await currentBranch(input.repo));
+  // With the endpoint down the first agent only retries, for minutes: say so now.
+  const endpoint = await checkModelEndpoint(input.provider, input.env);
+  if (!endpoint.ok) {
+    process.stderr.write(`${command}: ${endpoint.message}\n`);
+    return { result: nothingRan() };
+  }
+  if (endpoint.note) say(`model endpoint: ${endpoint.note}\n`);
   const store = openStore(input.forgeHome);
-  let closed = false;
   try {
+    for (const o of await orphanedRuns(store)) say(`note: ${orphanNotice(o)}\n`);
     say(`box: checking the ${input.box} proof for ${input.repo}\n`);
     const gate = await ensureBoxProof({
       store,
@@ -84,10 +118,26 @@ export async function executeLocalRun(input: LocalRunInput): Promise<LocalRunRes
         say(`  ${c.ok ? "ok  " : c.skipped ? "skip" : "FAIL"} ${c.name}: ${c.detail}\n`),
     });
     if (gate.failure) {
-      process.stderr.write(`forge run: ${gate.failure}\n`);
-      return { exitCode: 1, run: null, steps: [], runOutputPath: null, events: [] };
+      process.stderr.write(`${command}: ${gate.failure}\n`);
+      await store.close();
+      return { result: nothingRan() };
     }
     say(gate.proved ? "box: proved\n" : "box: valid proof on record\n");
+    return { policy, store };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+export async function executeLocalRun(input: LocalRunInput): Promise<LocalRunResult> {
+  if (input.banner && !input.json) input.out.write(`${input.banner}\n`);
+  const prepared = await prepareLocal(input, "forge run");
+  if ("result" in prepared) return prepared.result;
+  const { policy, store } = prepared;
+  let closed = false;
+  try {
+    const base = input.base ?? (await currentBranch(input.repo));
 
     const snapshotContent = await buildSnapshotContent({
       installRoot: input.root,
@@ -101,6 +151,7 @@ export async function executeLocalRun(input: LocalRunInput): Promise<LocalRunRes
             : "unknown",
       },
       registry: { revision: policy.registry.revision, digest: policy.registry.digest },
+      config: policy.config,
     });
     const view = progressView(input.json ? { write: () => true } : input.out, input.roles);
     const stack = openLocalStack(
@@ -113,6 +164,7 @@ export async function executeLocalRun(input: LocalRunInput): Promise<LocalRunRes
         provider: input.provider,
         policy,
         observer: view,
+        command: "forge run",
         ...(input.loginFile ? { loginFile: input.loginFile } : {}),
         ...(input.stepTimeoutMs ? { stepTimeoutMs: input.stepTimeoutMs } : {}),
       },
@@ -129,85 +181,20 @@ export async function executeLocalRun(input: LocalRunInput): Promise<LocalRunRes
       snapshotContent,
       requestBudget: policy.config.budgets.requestBudget.value,
     });
-    say(`run ${run.id} (${input.chain} chain, base ${base})\n`);
-    const onSigint = (_signal: string, count: number) => {
-      if (count > 1) return say("\nstill cancelling…\n");
-      say("\ncancelling (Ctrl-C)…\n");
-      void stack.engine.cancel(run.id, "cancelled by Ctrl-C on the terminal");
-    };
-    let final: RunRecord;
-    try {
-      final = await whileHandlingSignals(["SIGINT"], onSigint, () => stack.engine.drive(run.id));
-    } finally {
-      view.stop();
-    }
-    const status = await stack.engine.status(run.id, { eventLimit: 200 });
-    const events = await store.events(run.id);
-    const finished = [...events].reverse().find((e) => e.type === "run.finished");
-    const runOutputPath = (finished?.data.runOutputPath as string | null | undefined) ?? null;
-    const result: LocalRunResult = {
-      exitCode: final.state === "passed" ? 0 : 1,
-      run: final,
-      steps: status.steps,
-      runOutputPath,
-      events,
-    };
-    if (input.json) {
-      input.out.write(
-        `${JSON.stringify(
-          {
-            run: final.id,
-            state: final.state,
-            verdicts: status.steps.map((s) => ({
-              role: s.role,
-              state: s.state,
-              decision: s.decision,
-            })),
-            runOutputPath,
-            branch: final.branch,
-            pendingRequests: status.pendingRequests,
-          },
-          null,
-          2,
-        )}\n`,
-      );
-    } else {
-      say(report(final, status.steps, runOutputPath, events, status.pendingRequests));
-    }
+    if (!input.json) view.note(`run ${run.id} (${input.chain} chain, base ${base})`);
+    const result = await driveLocal({
+      stack,
+      view,
+      runId: run.id,
+      out: input.out,
+      json: input.json,
+    });
     await stack.close();
     closed = true;
     return result;
   } finally {
     if (!closed) await store.close();
   }
-}
-
-function report(
-  run: RunRecord,
-  steps: StepRecord[],
-  runOutputPath: string | null,
-  events: RunEvent[],
-  pending: Array<{ id: string; question: string }>,
-): string {
-  const lines = ["", `run ${run.id}: ${run.state.toUpperCase()}`];
-  for (const s of steps) {
-    const verdict = s.decision?.verdict ?? s.state;
-    lines.push(
-      `  ${s.role.padEnd(10)} ${verdict}${s.decision?.overridden ? " (engine override)" : ""}`,
-    );
-    if (s.decision && s.decision.verdict === "FAIL") {
-      for (const r of s.decision.reasons.slice(0, 5))
-        lines.push(`             - ${r.slice(0, 300)}`);
-    }
-  }
-  const refusals = events.filter((e) => e.type === "runner.step.wrote");
-  for (const r of refusals) lines.push(`  ! ${String(r.data.message)}`);
-  if (run.branch) lines.push(`branch: ${run.branch}`);
-  if (runOutputPath) lines.push(`run output: ${runOutputPath}`);
-  for (const p of pending) lines.push(`question ${p.id}: ${p.question}`);
-  if (pending.length > 0) lines.push(`answer it, then resume (see \`forge status ${run.id}\`)`);
-  lines.push("");
-  return lines.join("\n");
 }
 
 async function currentBranch(repo: string): Promise<string> {

@@ -11,8 +11,11 @@ import { loadProfiles } from "../../policy/index.js";
 import type { RepoPolicy } from "../../policy/repo-policy.js";
 import { createProvider, resolveClaudeBinary } from "../../providers/index.js";
 import type { ProviderName } from "../../providers/types.js";
-import { createLocalRunner } from "../../runner/local-runner.js";
+import { createLocalRunner, type LocalRunnerOptions } from "../../runner/local-runner.js";
+import { currentDriver, driverFromData, driverLiveness } from "../../store/driver-identity.js";
 import { openJournal, type SqliteJournal } from "../../store/sqlite-journal.js";
+import type { RunnerLimits } from "../../runner/runner-limits.js";
+import { cliRunnerLimits as runnerLimits } from "./cli-limits.js";
 import { journalPath } from "./forge-home.js";
 
 export interface LocalStackOptions {
@@ -31,6 +34,8 @@ export interface LocalStackOptions {
   profilesDir?: string;
   /** Another claude binary (tests: a crashing agent). */
   claudeBinary?: string;
+  /** What drives runs in this process, journaled with its pid ("forge run", "forge resume"). */
+  command?: string;
 }
 
 export interface LocalStack {
@@ -61,7 +66,10 @@ export function openLocalStack(
       ? { binary: opts.claudeBinary ?? resolveClaudeBinary(opts.root) }
       : {}),
   });
-  const runner = createLocalRunner({
+  // FORGE_IDLE_TIMEOUT and FORGE_VERIFY_TIMEOUT, checked before anything starts.
+  const limits = runnerLimits(opts.env);
+  const runnerOptions: LocalRunnerOptions & RunnerLimits = {
+    ...limits,
     forgeHome: opts.forgeHome,
     installRoot: opts.root,
     provider,
@@ -73,7 +81,8 @@ export function openLocalStack(
     ...(opts.loginFile ? { claudeCredentialsFile: opts.loginFile } : {}),
     ...(opts.stepTimeoutMs ? { stepTimeoutMs: opts.stepTimeoutMs } : {}),
     logger,
-  });
+  };
+  const runner = createLocalRunner(runnerOptions);
   const engine = createChainEngine({
     store,
     runner,
@@ -81,6 +90,9 @@ export function openLocalStack(
     logger,
     ids: randomIds(),
     ...(opts.observer ? { observer: opts.observer } : {}),
+    // The box kind goes with it: `forge resume` continues a run in the kind it ran in.
+    driver: { ...currentDriver(opts.command ?? "forge"), box: opts.box },
+    driverAlive: (record) => driverLiveness(driverFromData(record)).state === "alive",
   });
   return {
     engine,
@@ -90,4 +102,21 @@ export function openLocalStack(
       await store.close();
     },
   };
+}
+
+/**
+ * An engine on the journal alone, for commands that only change a run's state (`forge cancel`,
+ * `forge answer`): it has no runner, so it can never start a step.
+ */
+export function journalEngine(store: SqliteJournal): ChainEngine {
+  const noRunner = () => {
+    throw new Error("this command only changes the journal; it runs no step");
+  };
+  return createChainEngine({
+    store,
+    runner: { runStep: noRunner, finishRun: noRunner },
+    clock: { now: () => new Date() },
+    logger: silentLogger,
+    ids: randomIds(),
+  });
 }
