@@ -10,13 +10,13 @@ import { randomIds } from "../chain/ids.js";
 import type { Clock, JournalStore, Logger, StepRunner } from "../chain/ports.js";
 import type { RunnerLimits } from "../runner/runner-limits.js";
 import { createSealer } from "../seal/index.js";
-import { currentDriver, driverFromData, driverLiveness } from "../store/driver-identity.js";
 import {
   knownSecretsFromEnv,
   knownSecretsFromJson,
   registerKnownSecretBytes,
   registerKnownSecrets,
 } from "../secrets/index.js";
+import { currentDriver, driverFromData, driverLiveness } from "../store/driver-identity.js";
 import { RecentDeliveries } from "./app.js";
 import { createAppRunner } from "./app-runner.js";
 import { realBoxGate, realSnapshots } from "./box-snapshot.js";

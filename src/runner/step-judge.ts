@@ -8,9 +8,9 @@ import { decideVerdict } from "../roles/verdict.js";
 import { redactSecrets } from "../secrets/index.js";
 import { checkBuilderWork } from "./builder-checks.js";
 import { saveRunState } from "./run-state.js";
-import { usageOfStream } from "./step-usage.js";
 import type { Ran, StepContext, StepScope } from "./run-step.js";
 import { feedbackFor, processReasons, readRequest, roleGateOutcome } from "./step-outcome.js";
+import { usageOfStream } from "./step-usage.js";
 import { detectWrites } from "./tree-manifest.js";
 
 const TRANSCRIPT_CAP = 512 * 1024;

@@ -12,9 +12,9 @@ import type { RepoPolicy } from "../../policy/repo-policy.js";
 import { createProvider, resolveClaudeBinary } from "../../providers/index.js";
 import type { ProviderName } from "../../providers/types.js";
 import { createLocalRunner, type LocalRunnerOptions } from "../../runner/local-runner.js";
+import type { RunnerLimits } from "../../runner/runner-limits.js";
 import { currentDriver, driverFromData, driverLiveness } from "../../store/driver-identity.js";
 import { openJournal, type SqliteJournal } from "../../store/sqlite-journal.js";
-import type { RunnerLimits } from "../../runner/runner-limits.js";
 import { cliRunnerLimits as runnerLimits } from "./cli-limits.js";
 import { journalPath } from "./forge-home.js";
 
