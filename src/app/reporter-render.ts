@@ -5,7 +5,7 @@
  */
 import type { StoredRequest } from "../chain/ports.js";
 import type { RunEvent, RunRecord, StepRecord } from "../chain/types.js";
-import { verifyInputsNotice, verifyInputsTouched } from "../policy/index.js";
+import { codeSpan, verifyInputsNotice, verifyInputsTouched } from "../policy/index.js";
 import { formatUsage } from "../runner/step-usage.js";
 import { branchPlanOf } from "./branch-plan.js";
 import { FAILURE_EVENT } from "./run-context.js";
@@ -48,6 +48,25 @@ export interface StickyInput {
   progress?: { role: string; lastTool?: string; refusal?: string } | undefined;
 }
 
+/**
+ * The run's setup phase as a row of the table, before the steps: running, or how it ended, with
+ * what it left for the steps (the commands and results come from the runner's `setup.finished`).
+ */
+function setupRow(events: StickyInput["events"], paid: boolean): string | null {
+  if (!events.some((e) => e.type === "run.setup.started")) return null;
+  const done = [...events].reverse().find((e) => e.type === "run.setup.finished");
+  const facts = events.find((e) => e.type === "setup.finished" && e.data.for === undefined);
+  const results = Array.isArray(facts?.data.results) ? facts.data.results.map(String) : [];
+  const state = !done ? "running" : done.data.ok === false ? "failed" : "passed";
+  const seconds = typeof done?.data.seconds === "number" ? ` in ${done.data.seconds} s` : "";
+  const what = !done
+    ? "—"
+    : done.data.ok === false
+      ? `FAIL${seconds}`
+      : `ok${seconds}${results.length ? `: ${results.map((r) => codeSpan(r.slice(0, 60))).join(", ")} for every step` : ""}`;
+  return `| — | setup | ${STATE_MARK[state] ?? ""} ${state} | ${what} |${paid ? " — |" : ""}`;
+}
+
 export function renderSticky(input: StickyInput): string {
   const { run, steps } = input;
   const usage = runUsage(input.events);
@@ -61,6 +80,8 @@ export function renderSticky(input: StickyInput): string {
     `| step | role | state | verdict |${paid ? " cost · tokens |" : ""}`,
     `|---|---|---|---|${paid ? "---|" : ""}`,
   ];
+  const setup = setupRow(input.events, paid);
+  if (setup) lines.push(setup);
   for (const s of steps) {
     const verdict = s.decision
       ? `${s.decision.verdict}${s.decision.overridden ? " (engine override)" : ""}`

@@ -76,6 +76,15 @@ export function createFinishRun(
       })),
       notes: [...new Set(state.notes)],
       verifyInputs: verifyInputsTouched(facts.files),
+      ...(state.setup
+        ? {
+            setup: {
+              commands: state.setup.commands ?? [],
+              results: state.setup.results,
+              ...(state.setup.seconds !== undefined ? { seconds: state.setup.seconds } : {}),
+            },
+          }
+        : {}),
       usage: state.usage ?? [],
       redact: async (t) => (await redactSecrets(t)).text,
     });

@@ -23,6 +23,8 @@ export interface RunOutputInput {
    * files): named so nobody reads the controls' pass as independent of the builder (R4.8).
    */
   verifyInputs?: string[];
+  /** The run's setup phase, when it ran (setup-phase.ts). */
+  setup?: { commands: string[]; results: string[]; seconds?: number };
   /** What each step's agent cost, one entry per attempt (step-usage.ts); none: not shown. */
   usage?: UsageSource[];
   redact: (text: string) => Promise<string>;
@@ -45,11 +47,26 @@ export async function renderRunOutput(input: RunOutputInput): Promise<string> {
     `- branch: ${run.branch ?? "(none)"}`,
     `- snapshot digest: sha256:${run.snapshot.digest}`,
     "",
+  ];
+  if (input.setup) {
+    const { commands, results, seconds } = input.setup;
+    lines.push("## Setup", "");
+    for (const c of commands) lines.push(`- \`${c.replaceAll("`", "'")}\``);
+    lines.push(
+      "",
+      `Ran once before the first step${seconds !== undefined ? `, in ${seconds} s` : ""}; ` +
+        (results.length > 0
+          ? `what it left for every step: ${results.map((r) => `\`${r.replaceAll("`", "'")}\``).join(", ")}.`
+          : "it left nothing the steps see."),
+      "",
+    );
+  }
+  lines.push(
     "## Verdicts",
     "",
     "| step | role | verdict | attempt | overridden |",
     "|---|---|---|---|---|",
-  ];
+  );
   for (const s of steps) {
     const verdict = s.decision?.verdict ?? (s.state === "queued" ? "not run" : s.state);
     lines.push(

@@ -22,6 +22,9 @@ export interface SetupResults {
   commit: string;
   /** Top-level directories setup made that the commit does not hold. */
   results: string[];
+  /** The commands it ran, and how long they took. */
+  commands: string[];
+  seconds: number;
 }
 
 export interface SetupPhaseDeps {
@@ -55,6 +58,7 @@ export async function runSetupPhase(
     objects: "shared",
   });
   const before = new Set(await readdir(ws));
+  const started = Date.now();
   await createAgentHome({ home, ...(d.boxUser ? { user: d.boxUser } : {}) });
   const r = await runSetup(o.commands, {
     box: d.setupBox(ws, home, [g.repos.agents]),
@@ -84,7 +88,18 @@ export async function runSetupPhase(
       events,
     };
   }
-  return { ok: true, reasons: [], events, setup: { ws, commit: o.commit, results } };
+  return {
+    ok: true,
+    reasons: [],
+    events,
+    setup: {
+      ws,
+      commit: o.commit,
+      results,
+      commands: o.commands.map((c) => c.command),
+      seconds: Math.round((Date.now() - started) / 100) / 10,
+    },
+  };
 }
 
 /** Top-level directories (never links) that were not there before, `.git` aside. */

@@ -86,3 +86,53 @@ describe("sticky comment: what verify ran", () => {
     }
   });
 });
+
+describe("sticky comment: the setup phase", () => {
+  const ev = (seq: number, type: string, data: Record<string, unknown>): RunEvent => ({
+    seq,
+    runId: run.id,
+    type,
+    data,
+    at: "",
+  });
+  const sticky = (events: RunEvent[], state: RunRecord["state"] = "passed") =>
+    renderSticky({ run: { ...run, state }, steps, pending: [], events, gate: null, pull: null });
+
+  it("is a row before the steps: running, then how it ended and what it left", () => {
+    const started = ev(1, "run.setup.started", {});
+    expect(sticky([started], "running")).toContain("| — | setup | 🔄 running | — |");
+    const body = sticky([
+      started,
+      ev(2, "setup.finished", { ok: true, results: ["node_modules"], commands: ["npm ci"] }),
+      ev(3, "run.setup.finished", { ok: true, reasons: [], seconds: 1.2 }),
+    ]);
+    expect(body).toContain(
+      "| — | setup | ✅ passed | ok in 1.2 s: `node_modules` for every step |",
+    );
+    expect(body.indexOf("| setup |")).toBeLessThan(body.indexOf("| architect |"));
+  });
+
+  it("a failed setup shows as failed, with the run's reasons below", () => {
+    const body = sticky(
+      [
+        ev(1, "run.setup.started", {}),
+        ev(2, "run.setup.finished", {
+          ok: false,
+          reasons: ["setup command failed: npm ci"],
+          seconds: 3,
+        }),
+        ev(3, "run.finished", {
+          state: "failed",
+          reasons: ["setup failed", "setup command failed: npm ci"],
+        }),
+      ],
+      "failed",
+    );
+    expect(body).toContain("| — | setup | ❌ failed | FAIL in 3 s |");
+    expect(body).toContain("setup command failed: npm ci");
+  });
+
+  it("no setup phase, no row", () => {
+    expect(sticky([])).not.toContain("| setup |");
+  });
+});

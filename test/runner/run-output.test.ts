@@ -135,3 +135,30 @@ describe("cost and tokens", () => {
 function fail(): never {
   throw new Error("no usage parsed");
 }
+
+describe("renderRunOutput: the setup phase", () => {
+  const withSetup = (setup?: { commands: string[]; results: string[]; seconds?: number }) =>
+    renderRunOutput({
+      run,
+      steps: [],
+      diffStat: "",
+      controls: [],
+      notes: [],
+      ...(setup ? { setup } : {}),
+      redact: async (t) => t,
+    });
+
+  it("names the commands, how long they took and what they left, before the verdicts", async () => {
+    const md = await withSetup({ commands: ["npm ci"], results: ["node_modules"], seconds: 1.4 });
+    expect(md).toContain("## Setup\n\n- `npm ci`\n\nRan once before the first step, in 1.4 s;");
+    expect(md).toContain("what it left for every step: `node_modules`.");
+    expect(md.indexOf("## Setup")).toBeLessThan(md.indexOf("## Verdicts"));
+  });
+
+  it("says so when setup left nothing, and has no section without a setup phase", async () => {
+    expect(await withSetup({ commands: ["make deps"], results: [] })).toContain(
+      "it left nothing the steps see.",
+    );
+    expect(await withSetup()).not.toContain("## Setup");
+  });
+});
