@@ -205,6 +205,7 @@ export async function runProject(
       remote: repo,
       ref: "main",
       provider: { name: "claude", version: "test" },
+      config: policy.config,
     });
     const run = await opened.engine.startRun({
       chain: opts.chain,
