@@ -46,6 +46,14 @@ await Promise.all([
       js: 'import { createRequire as __forgeCreateRequire } from "node:module"; const require = __forgeCreateRequire(import.meta.url);',
     },
   }),
+  // The in-box egress relay (src/egress/relay.ts): started before a networked box's command,
+  // which waits for it, so it must start like bare node — CommonJS, nothing to resolve.
+  build({
+    ...common,
+    entryPoints: ["src/egress/relay-entry.ts"],
+    outfile: "dist/egress-relay.cjs",
+    format: "cjs",
+  }),
   build({
     ...common,
     entryPoints: ["src/cli/stop-verify-entry.ts"],
