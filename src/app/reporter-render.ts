@@ -5,7 +5,13 @@
  */
 import type { StoredRequest } from "../chain/ports.js";
 import type { RunEvent, RunRecord, StepRecord } from "../chain/types.js";
-import { codeSpan, verifyInputsNotice, verifyInputsTouched } from "../policy/index.js";
+import {
+  codeSpan,
+  egressSummary,
+  groupDenials,
+  verifyInputsNotice,
+  verifyInputsTouched,
+} from "../policy/index.js";
 import { formatUsage } from "../runner/step-usage.js";
 import { branchPlanOf } from "./branch-plan.js";
 import { FAILURE_EVENT } from "./run-context.js";
@@ -95,6 +101,8 @@ export function renderSticky(input: StickyInput): string {
     const so = ACTIVE.has(run.state) ? " so far" : "";
     lines.push("", `**Cost${so}:** ${formatUsage(usage.total)}`);
   }
+  const network = networkNote(input.events);
+  if (network) lines.push("", network);
   const failed = steps.find((s) => s.state === "failed");
   if (failed?.decision?.reasons.length) {
     lines.push(
@@ -151,6 +159,27 @@ export function renderSticky(input: StickyInput): string {
   if (verifyNotice) lines.push("", `⚠️ ${verifyNotice}`);
   lines.push("", `**Next:** ${nextAction(input)}`);
   return lines.join("\n");
+}
+
+/**
+ * The network the run's boxes had (R4.6): the host network named plainly when the deployment
+ * chose it; through the egress proxy, the refused hosts (text from a box: code spans only).
+ */
+function networkNote(events: readonly RunEvent[]): string | null {
+  const { mode, denied } = egressSummary(events);
+  if (!mode) return null;
+  if (mode.mode === "host") {
+    return "**Network:** ⚠️ the boxes shared the host network (`FORGE_EGRESS=host`): nothing limited what they could reach.";
+  }
+  const head = "**Network:** each box reached only what its phase allows (egress proxy)";
+  if (denied.length === 0) return `${head}; nothing was refused.`;
+  const groups = groupDenials(denied);
+  const shown = groups
+    .slice(0, 5)
+    .map((g) => `${codeSpan(g.target)} (${g.phase.replace(/[^a-z0-9_-]/gi, "?")})`);
+  const more = groups.length > 5 ? ` and ${groups.length - 5} more` : "";
+  const n = denied.length;
+  return `${head}; ${n} connection${n === 1 ? "" : "s"} refused: ${shown.join(", ")}${more}.`;
 }
 
 /**

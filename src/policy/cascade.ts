@@ -1,5 +1,6 @@
 import { resolveBuilderCommands } from "./builder-commands.js";
 import { DEFAULT_DEPLOYMENT, type DeploymentConfig } from "./deployment.js";
+import { resolveNetwork } from "./egress-cascade.js";
 import { applyFloor } from "./floor.js";
 import type { ParsedForgeConfig } from "./forge-config-parse.js";
 import {
@@ -45,7 +46,7 @@ type Trace = ResolvedConfig["trace"];
  *
  * Layering rules: a scalar or a control is taken whole from the highest layer that sets it
  * (a control is never merged field by field — "kept exactly as written"); protected paths and
- * trusted logins are unions (a repository can add, never remove).
+ * trusted logins and the network's hosts are unions (a repository can add, never remove).
  */
 export function resolveConfig(input: ResolveInput): ResolvedConfig {
   const deployment = input.deployment ?? DEFAULT_DEPLOYMENT;
@@ -239,6 +240,15 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     if (!v) throw new Error(`deployment has no value for ${key}`);
     return v;
   };
+  const setup = need<string[]>("setup");
+  // What the boxes may reach besides the model endpoint (egress-cascade.ts): unions only.
+  const network = resolveNetwork({
+    deployment,
+    repo,
+    stacks,
+    setups: [setup, ...Object.values(components).map((c) => c.setup)],
+    note,
+  });
   const models = Object.fromEntries(
     TIERS.map((t) => [t, top<string>(`provider.models.${t}`) ?? null]),
   ) as Record<Tier, Sourced<string> | null>;
@@ -250,7 +260,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
       change: { enabled: need("chains.change.enabled") },
       review: { enabled: need("chains.review.enabled"), events: need("chains.review.events") },
     },
-    setup: need("setup"),
+    setup,
     controls: floor.controls,
     components,
     protectedPaths,
@@ -264,6 +274,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     review: { maxDiffBytes: need("review.max_diff_bytes") },
     trusted,
     builder: { allow: builder.allow },
+    network,
     roleOverrides: repo.roles ?? {},
     trace,
     notices,

@@ -44,6 +44,7 @@ export function resolvedConfigJson(
     review: config.review,
     trusted: config.trusted,
     builder: config.builder,
+    network: config.network,
     roles: registry,
     setup_validate_digest: setupValidateDigest(config),
     warnings: warnings.map((w) => ({ ...w, text: formatIssue(w) })),
@@ -79,6 +80,7 @@ export function formatResolvedConfig(
   lines.push("builder may also run (besides its shipped list):");
   if (config.builder.allow.length === 0) lines.push("  (nothing more)");
   for (const c of config.builder.allow) lines.push(`  ${c.pattern}  [${c.origin}, ${c.from}]`);
+  lines.push(...networkLines(config));
   lines.push("protected paths:");
   for (const p of config.protectedPaths) lines.push(`  ${p.pattern}  [${p.origin}]`);
   const models = Object.entries(config.provider.models)
@@ -111,4 +113,18 @@ export function formatResolvedConfig(
     for (const w of warnings) lines.push(`  ${formatIssue(w)}`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** What the boxes may reach through the egress proxy, by phase, each entry with its layer. */
+function networkLines(config: ResolvedConfig): string[] {
+  const n = config.network;
+  const registries = n.registries.map((r) => `${r.manager} [${r.origin}]`).join(", ");
+  const hosts = (list: typeof n.setup) => list.map((h) => `  ${h.entry}  [${h.origin}]`);
+  return [
+    "network (through the egress proxy; the agent steps reach their model endpoint only):",
+    `  setup: the package registries of ${registries || "no package manager"} (the host's, else the public ones)`,
+    ...hosts(n.setup).map((l) => `  ${l}`),
+    `  controls and verify: ${n.controls.length === 0 ? "nothing" : ""}`.trimEnd(),
+    ...hosts(n.controls).map((l) => `  ${l}`),
+  ];
 }

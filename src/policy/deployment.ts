@@ -32,6 +32,12 @@ export interface DeploymentConfig {
   /** The largest diff the reviewer and security are shown, in bytes (see DIFF_LIMIT). */
   review: { max_diff_bytes: number };
   trusted: string[];
+  /**
+   * Hosts the boxes of every repository may reach through the egress proxy, per phase
+   * (FORGE_EGRESS_SETUP, FORGE_EGRESS_CONTROLS: egress-env.ts). A repository adds to them and
+   * cannot remove one; the agent steps are not configurable here or anywhere.
+   */
+  network?: { setup?: string[]; controls?: string[] };
 }
 
 export const DEFAULT_DEPLOYMENT: DeploymentConfig = {
@@ -48,4 +54,5 @@ export const DEFAULT_DEPLOYMENT: DeploymentConfig = {
   budgets: { request_budget: 3 },
   review: { max_diff_bytes: DIFF_LIMIT.default },
   trusted: [],
+  network: { setup: [], controls: [] },
 };

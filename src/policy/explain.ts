@@ -16,7 +16,14 @@ export class ExplainError extends Error {
   override readonly name = "ExplainError";
 }
 
-const ADDITIVE = new Set(["protected_paths", "trusted", "builder.allow"]);
+const ADDITIVE = new Set([
+  "protected_paths",
+  "trusted",
+  "builder.allow",
+  "network.setup",
+  "network.controls",
+  "network.registries",
+]);
 const ADDITIVE_NOTES: Record<string, string> = {
   protected_paths:
     "a union: the deployment's entries and the repository's additions; a repository cannot remove one",
@@ -24,18 +31,19 @@ const ADDITIVE_NOTES: Record<string, string> = {
     "a union: the deployment's entries and the repository's additions; a repository cannot remove one",
   "builder.allow":
     "added to the builder's shipped allow list for a run: the preset's and the controls' exact commands, then the repository's builder.allow; the settings' deny rules and the guard still win",
+  "network.setup":
+    "a union: the deployment's hosts and the repository's additions, reached by the setup phase besides the package registries (network.registries); a repository cannot remove one",
+  "network.controls":
+    "a union: the deployment's hosts and the repository's additions, reached by the controls and scripts/verify.sh; nothing else by default, and a repository cannot remove one",
+  "network.registries":
+    "the package managers whose registries the setup phase reaches — the host's configured registries where it sets them, else the public ones; from the detected stacks and the setup commands",
 };
 
 /** `forge config explain <key>`: the effective value of a key and where it came from. */
 export function explain(config: ResolvedConfig, key: string): Explanation {
   const wanted = key.trim().replace(/^\.+|\.+$/g, "");
   if (ADDITIVE.has(wanted)) {
-    const value =
-      wanted === "protected_paths"
-        ? config.protectedPaths
-        : wanted === "trusted"
-          ? config.trusted
-          : config.builder.allow;
+    const value = additiveValue(config, wanted);
     return {
       key: wanted,
       value,
@@ -95,6 +103,23 @@ export function explain(config: ResolvedConfig, key: string): Explanation {
     layers,
     ...(note ? { note } : {}),
   };
+}
+
+function additiveValue(config: ResolvedConfig, key: string): unknown {
+  switch (key) {
+    case "protected_paths":
+      return config.protectedPaths;
+    case "trusted":
+      return config.trusted;
+    case "network.setup":
+      return config.network.setup;
+    case "network.controls":
+      return config.network.controls;
+    case "network.registries":
+      return config.network.registries;
+    default:
+      return config.builder.allow;
+  }
 }
 
 /** `components.web.validate.test` not declared by the component → the root control applies. */

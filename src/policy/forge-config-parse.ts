@@ -1,6 +1,7 @@
 import { builderAllowIssues } from "./builder-commands.js";
 import { BUILTIN_CONTROLS } from "./builtin-controls.js";
 import { formatBytes } from "./byte-size.js";
+import { parseHostEntry } from "./egress-entry.js";
 import {
   DIFF_LIMIT,
   FORGE_CONFIG_PATH,
@@ -31,6 +32,23 @@ const DISABLE_FLOOR: UnknownKeyRule = {
   fix: "delete this key; declare the control under validate: to change what it runs",
 };
 
+// R4.6: the agent steps reach their model endpoint only, and the lists are additive. A key that
+// would open the agent's network or remove a host gets the rule, not a spelling suggestion.
+const NETWORK_AGENT: UnknownKeyRule = {
+  at: "network",
+  test: /^(agent|agents|model|harness|architect|builder|reviewer|security|docs|steps?|roles?)$/i,
+  message:
+    "the agent steps reach their model endpoint only; a repository cannot open more hosts for them",
+  fix: "delete this key; list hosts for the setup phase under network.setup, for the controls under network.controls",
+};
+const NETWORK_REMOVE: UnknownKeyRule = {
+  at: "network",
+  test: /deny|block|remove|exclude|except|disable|drop|ignore|off|none|only|replace|override/i,
+  message:
+    "network lists are additive: a repository adds hosts for setup and the controls, and can never remove the deployment's or the package registries",
+  fix: "delete this key; list the hosts to add under network.setup or network.controls",
+};
+
 /** Fixes that know what the value at a path is for. */
 function fixFor(path: string, value: unknown): string | undefined {
   if (path === "handbook.ref") {
@@ -43,6 +61,10 @@ function fixFor(path: string, value: unknown): string | undefined {
   }
   if (path.startsWith("provider.models.")) {
     return "write a model id such as sonnet or gpt-5-codex (no spaces, not starting with -)";
+  }
+  if (/^network\.(setup|controls)\[\d+\]$/.test(path) && typeof value === "string") {
+    const parsed = parseHostEntry(value);
+    return parsed.ok ? undefined : parsed.fix;
   }
   if (path.startsWith("trusted[")) return "write the GitHub login without @ (letters, digits, -)";
   if (path.startsWith("components.")) {
@@ -82,7 +104,7 @@ export function parseForgeConfig(
   if (!result.success) {
     throw new ConfigError(
       translateZodIssues(ForgeConfigSchema, result.error, source, {
-        unknownKeyRules: [UNPROTECT, DISABLE_FLOOR],
+        unknownKeyRules: [NETWORK_AGENT, NETWORK_REMOVE, UNPROTECT, DISABLE_FLOOR],
         fixFor,
       }),
     );

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { BUILTIN_CONTROLS, isBuiltinRun, isKnownBuiltin } from "./builtin-controls.js";
+import { parseHostEntry } from "./egress-entry.js";
 
 /** The file the repository's policy lives in (read from the default branch only, R8.1). */
 export const FORGE_CONFIG_PATH = ".github/forge.yml";
@@ -84,6 +85,19 @@ const component = z
 
 const label = z.string().min(1).max(50).describe("a GitHub label name");
 
+// The entry's own parser checks the length too: one message per bad entry, not two.
+const hostEntry = z
+  .string()
+  .superRefine((text, ctx) => {
+    const parsed = parseHostEntry(text);
+    if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.message });
+  })
+  .describe(
+    "a host[:port] such as registry.npmjs.org, *.pythonhosted.org, pypi.example.com:8443 or [::1]:9000; port 443 when absent",
+  );
+
+const hostList = z.array(hostEntry).max(100);
+
 const roleName = z.enum(REGISTRY_ROLES).describe(`a role: ${REGISTRY_ROLES.join(", ")}`);
 
 export const ForgeConfigSchema = z
@@ -127,6 +141,19 @@ export const ForgeConfigSchema = z
       })
       .optional()
       .describe("what the builder may run in this repository (read-only roles are never widened)"),
+    network: z
+      .strictObject({
+        setup: hostList
+          .optional()
+          .describe("hosts the setup phase may reach besides the package registries of the stack"),
+        controls: hostList
+          .optional()
+          .describe("hosts the controls and scripts/verify.sh may reach (none by default)"),
+      })
+      .optional()
+      .describe(
+        "hosts the boxes may reach through the egress proxy, added to the deployment's (never removed); the agent steps reach their model endpoint only",
+      ),
     protected_paths: z
       .array(z.string().min(1).max(500))
       .max(200)

@@ -38,6 +38,49 @@ export {
   setupValidateDigest,
 } from "./controls.js";
 export { DEFAULT_DEPLOYMENT, type DeploymentConfig } from "./deployment.js";
+export {
+  canonicalHostEntry,
+  DEFAULT_EGRESS_PORT,
+  formatHostEntry,
+  formatHostPort,
+  HOST_ENTRY_FORMS,
+  type HostEntry,
+  type HostEntryKind,
+  type HostEntryResult,
+  parseHostEntry,
+} from "./egress-entry.js";
+export {
+  deploymentEgress,
+  EgressConfigError,
+  type EgressMode,
+  egressMode,
+  withDeploymentEgress,
+} from "./egress-env.js";
+export {
+  type DenialGroup,
+  EGRESS_DENIED_EVENT,
+  EGRESS_MODE_EVENT,
+  EGRESS_PHASES,
+  type EgressDenial,
+  type EgressPhase,
+  type EgressSummary,
+  egressSummary,
+  groupDenials,
+  HOST_NETWORK_SENTENCE,
+} from "./egress-events.js";
+export { type EgressAllowlists, egressAllowlists } from "./egress-policy.js";
+export {
+  type HostRegistries,
+  PACKAGE_MANAGERS,
+  type PackageManager,
+  PUBLIC_REGISTRIES,
+  REGISTRY_SOURCES,
+  type RegistryConfig,
+  type RegistrySource,
+  registryEntries,
+  registryEntry,
+  registryEnv,
+} from "./egress-registries.js";
 export { ExplainError, type Explanation, explain, formatExplanation } from "./explain.js";
 export { applyFloor, FLOOR_CONTROLS, FLOOR_SECURITY_CONTROL } from "./floor.js";
 export { type ParsedForgeConfig, parseForgeConfig } from "./forge-config-parse.js";
@@ -97,7 +140,9 @@ export type {
   ResolvedComponent,
   ResolvedConfig,
   ResolvedControl,
+  ResolvedNetwork,
   Sourced,
+  SourcedHost,
 } from "./resolved-config.js";
 export {
   enforceRoleGate,

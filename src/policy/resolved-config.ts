@@ -1,5 +1,6 @@
 import type { BuilderCommand } from "./builder-commands.js";
 import type { DeploymentConfig } from "./deployment.js";
+import type { PackageManager } from "./egress-registries.js";
 import type {
   ProviderName,
   ReviewEvent,
@@ -66,6 +67,12 @@ export interface ResolvedConfig {
    * commands of the controls and the preset, then the repository's `builder.allow`.
    */
   builder: { allow: BuilderCommand[] };
+  /**
+   * What the boxes may reach through the egress proxy besides the agent's model endpoint
+   * (egress-policy.ts turns this and the host's registries into the allowlists). Additive:
+   * the deployment's entries first, then the repository's; never fewer.
+   */
+  network: ResolvedNetwork;
   /** The repository's role overrides, applied by freezeRegistry (registry.ts). */
   roleOverrides: RoleOverrides;
   /** For `forge config explain`: every layer that set each key, lowest layer first. */
@@ -75,3 +82,21 @@ export interface ResolvedConfig {
 }
 
 export type { DeploymentConfig };
+
+/** A host entry (canonical text, egress-entry.ts) and the layer that added it. */
+export interface SourcedHost {
+  entry: string;
+  origin: Origin;
+}
+
+export interface ResolvedNetwork {
+  /**
+   * The package managers whose registries the setup phase may reach, and why: a detected
+   * stack (`preset:<stack>`), or a setup command of that layer that runs the manager.
+   */
+  registries: Array<{ manager: PackageManager; origin: Origin }>;
+  /** More hosts for the setup phase. */
+  setup: SourcedHost[];
+  /** Hosts for the controls and scripts/verify.sh (none unless a layer adds some). */
+  controls: SourcedHost[];
+}

@@ -10,6 +10,8 @@ import type { YamlSource } from "./yaml-source.js";
  */
 export interface UnknownKeyRule {
   test: RegExp;
+  /** Only for keys directly under this dotted path ("network"); everywhere when absent. */
+  at?: string;
   message: string;
   fix: string;
 }
@@ -58,7 +60,9 @@ function translateOne(
     case "unrecognized_keys": {
       const valid = knownKeysAt(schema, path);
       return issue.keys.map((key) => {
-        const rule = options.unknownKeyRules?.find((r) => r.test.test(key));
+        const rule = options.unknownKeyRules?.find(
+          (r) => (r.at === undefined || r.at === dottedPath(path)) && r.test.test(key),
+        );
         const suggestion = suggest(key, valid);
         return {
           ...base,

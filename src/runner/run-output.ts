@@ -2,7 +2,13 @@
 // the builder's own account marked as a claim (nothing verifies it, R5.2), advisory warnings.
 // Everything passes through `redact` before it is written: this file is committed and pushed.
 import type { RunRecord, StepRecord } from "../chain/types.js";
-import { verifyInputsNotice } from "../policy/index.js";
+import {
+  codeSpan,
+  EGRESS_PHASES,
+  type EgressDenial,
+  groupDenials,
+  verifyInputsNotice,
+} from "../policy/index.js";
 import { addUsage, formatUsage, type StepUsage, type UsageSource } from "./step-usage.js";
 
 export interface ControlSummary {
@@ -25,9 +31,23 @@ export interface RunOutputInput {
   verifyInputs?: string[];
   /** The run's setup phase, when it ran (setup-phase.ts). */
   setup?: { commands: string[]; results: string[]; seconds?: number };
+  /**
+   * The network the boxes had (R4.6): the mode, each phase's allowlist and the refused
+   * connections (`egress.denied`); finish-run.ts passes it. None: no section.
+   */
+  network?: RunNetwork;
   /** What each step's agent cost, one entry per attempt (step-usage.ts); none: not shown. */
   usage?: UsageSource[];
   redact: (text: string) => Promise<string>;
+}
+
+export interface RunNetwork {
+  mode: "proxy" | "host";
+  /** Why, when the runner says (the `egress.mode` fact's reason). */
+  reason?: string;
+  /** Per phase (agent, setup, controls, verify), the host entries its boxes could reach. */
+  allowed: Record<string, string[]>;
+  denied: Array<Pick<EgressDenial, "phase" | "role" | "host" | "port" | "reason">>;
 }
 
 export function runOutputPath(runId: string): string {
@@ -61,6 +81,7 @@ export async function renderRunOutput(input: RunOutputInput): Promise<string> {
       "",
     );
   }
+  if (input.network) lines.push(...networkSection(input.network));
   lines.push(
     "## Verdicts",
     "",
@@ -118,6 +139,55 @@ export async function renderRunOutput(input: RunOutputInput): Promise<string> {
   }
   lines.push("");
   return input.redact(lines.join("\n"));
+}
+
+const MAX_REFUSED = 30;
+
+/** What each phase's boxes could reach, and what they were refused. */
+function networkSection(network: RunNetwork): string[] {
+  const lines = ["## Network", ""];
+  const why = network.reason ? ` (${network.reason.replace(/\s+/g, " ").slice(0, 300)})` : "";
+  if (network.mode === "host") {
+    lines.push(
+      `> ⚠️ The boxes shared the host network (\`FORGE_EGRESS=host\`): nothing limited what they could reach${why}. The deployment chose this; a repository cannot.`,
+      "",
+    );
+    return lines;
+  }
+  lines.push(
+    `Every box had a network of its own with one door${why}: a proxy that let through only the hosts its phase allows, resolved the names itself, and refused private and loopback addresses not named exactly. A refused connection does not fail a step by itself.`,
+    "",
+    "| phase | could reach | refused |",
+    "|---|---|---|",
+  );
+  const groups = groupDenials(network.denied);
+  const phases = [
+    ...EGRESS_PHASES,
+    ...Object.keys(network.allowed).filter(
+      (p) => !(EGRESS_PHASES as readonly string[]).includes(p),
+    ),
+  ];
+  for (const phase of phases) {
+    const allowed = network.allowed[phase] ?? [];
+    const refused = groups.filter((g) => g.phase === phase);
+    const name = phase.replace(/[^a-z0-9_-]/gi, "?").slice(0, 20);
+    if (allowed.length === 0 && refused.length === 0 && !(phase in network.allowed)) continue;
+    const count = refused.reduce((n, g) => n + g.count, 0);
+    lines.push(
+      `| ${name} | ${allowed.length ? allowed.map(codeSpan).join(", ") : "nothing"} | ${count || "—"} |`,
+    );
+  }
+  if (groups.length > 0) {
+    lines.push("", "Refused connections:", "");
+    for (const g of groups.slice(0, MAX_REFUSED)) {
+      const who = (g.role ? `${g.phase}, ${g.role}` : g.phase).replace(/[^a-z0-9_, -]/gi, "?");
+      const times = g.count > 1 ? ` (${g.count} times)` : "";
+      lines.push(`- ${codeSpan(g.target)} — ${who}: ${codeSpan(g.reasons.join("; "))}${times}`);
+    }
+    if (groups.length > MAX_REFUSED) lines.push(`- … and ${groups.length - MAX_REFUSED} more`);
+  }
+  lines.push("");
+  return lines;
 }
 
 /** Cost and tokens per step (its attempts added up) and for the whole run. */

@@ -136,3 +136,57 @@ describe("sticky comment: the setup phase", () => {
     expect(sticky([])).not.toContain("| setup |");
   });
 });
+
+describe("sticky comment: the network", () => {
+  let seq = 0;
+  const ev = (type: string, data: Record<string, unknown>): RunEvent => ({
+    seq: ++seq,
+    runId: run.id,
+    type,
+    data,
+    at: "",
+  });
+  const sticky = (events: RunEvent[]) =>
+    renderSticky({ run, steps, pending: [], events, gate: null, pull: null });
+
+  it("the egress proxy: one line, the refused hosts in code spans", () => {
+    const body = sticky([
+      ev("egress.mode", { mode: "proxy" }),
+      ev("egress.denied", { phase: "setup", host: "evil.example", port: 443, reason: "r" }),
+      ev("egress.denied", { phase: "setup", host: "evil.example", port: 443, reason: "r" }),
+      ev("egress.denied", {
+        phase: "controls",
+        host: "@octocat`x",
+        port: 80,
+        reason: "r",
+        index: 1,
+        role: "builder",
+      }),
+    ]);
+    expect(body).toContain(
+      "**Network:** each box reached only what its phase allows (egress proxy); 3 connections refused: `evil.example:443` (setup), ``@octocat`x:80`` (controls).",
+    );
+    // Only one line, and the mention from a box cannot leave its code span.
+    expect(body.match(/\*\*Network:\*\*/g)).toHaveLength(1);
+    expect(body).not.toMatch(/[^`]@octocat/);
+  });
+
+  it("nothing refused; the host network named plainly; no mode journaled: no line", () => {
+    expect(sticky([ev("egress.mode", { mode: "proxy" })])).toContain(
+      "**Network:** each box reached only what its phase allows (egress proxy); nothing was refused.",
+    );
+    expect(sticky([ev("egress.mode", { mode: "host" })])).toContain(
+      "**Network:** ⚠️ the boxes shared the host network (`FORGE_EGRESS=host`): nothing limited what they could reach.",
+    );
+    expect(sticky([])).not.toContain("**Network:**");
+  });
+
+  it("names five hosts and counts the rest", () => {
+    const events = [ev("egress.mode", { mode: "proxy" })];
+    for (let i = 0; i < 8; i++)
+      events.push(ev("egress.denied", { phase: "agent", host: `h${i}.example`, port: 443 }));
+    expect(sticky(events)).toMatch(
+      /8 connections refused: .*`h4\.example:443` \(agent\) and 3 more\./,
+    );
+  });
+});

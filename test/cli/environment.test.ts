@@ -23,6 +23,9 @@ const COVERED: Record<string, string[]> = {
   FORGE_OWN_WORK: ["test/boxes/prove.test.ts"],
   FORGE_VERIFY_TIMEOUT: ["test/cli/environment.test.ts", "test/guard/stop-verify.test.ts"],
   FORGE_IDLE_TIMEOUT: ["test/cli/no-hang.test.ts", "test/runner/agent-process.test.ts"],
+  FORGE_EGRESS: ["test/policy/egress-env.test.ts"],
+  FORGE_EGRESS_SETUP: ["test/policy/egress-env.test.ts"],
+  FORGE_EGRESS_CONTROLS: ["test/policy/egress-env.test.ts"],
 };
 
 /** The names in the first column of README's Environment table (`FORGE_OWN_WORK=1` → its name). */

@@ -1,7 +1,7 @@
 // What `forge status` and the end of `forge run` print for one run, from journal events alone.
 import { describe, expect, it } from "vitest";
 import type { RunEvent, RunRecord, StepRecord } from "../../src/chain/types.js";
-import { phaseLines } from "../../src/cli/local/run-report.js";
+import { finalReport, networkLines, phaseLines } from "../../src/cli/local/run-report.js";
 
 const run: RunRecord = {
   id: "0123456789abcdef0123456789abcdef",
@@ -125,5 +125,99 @@ describe("phaseLines", () => {
       "             transcript: forge logs 0123456789ab builder",
       "  total      $0.3000 · 200 in, 100 out",
     ]);
+  });
+});
+
+describe("the network a run's boxes had", () => {
+  const denied = (data: Record<string, unknown>) => ev("egress.denied", data);
+  const builder = step(1, "builder", { state: "passed", attempt: 1 });
+
+  it("the egress proxy: a network line, and under each phase the hosts it was refused", async () => {
+    const events = [
+      ev("egress.mode", { mode: "proxy" }),
+      ev("run.setup.started", {}),
+      denied({ phase: "setup", host: "evil.example", port: 443, reason: "not on the allowlist" }),
+      denied({ phase: "setup", host: "evil.example", port: 443, reason: "not on the allowlist" }),
+      ev("run.setup.finished", { ok: true, seconds: 2 }),
+      // The engine stamps a step's events with its index, role and attempt.
+      denied({
+        phase: "controls",
+        host: "127.0.0.1",
+        port: 9,
+        reason: "loopback address",
+        index: 1,
+        role: "builder",
+        attempt: 1,
+      }),
+      denied({
+        phase: "agent",
+        host: "x.example",
+        port: 80,
+        reason: "not on the allowlist",
+        index: 1,
+      }),
+    ];
+    expect(networkLines(events)).toEqual([
+      "  network    egress proxy: each box reached only what its phase allows; 4 connections refused",
+    ]);
+    const lines = await phaseLines({
+      run,
+      steps: [step(0, "architect", { state: "passed", attempt: 1 }), builder],
+      pending: [],
+      events,
+    });
+    expect(lines).toEqual([
+      "  setup      ok 2 s",
+      "             refused evil.example:443 in setup: not on the allowlist (2 times)",
+      "  architect  passed",
+      "  builder    passed",
+      "             refused 127.0.0.1:9 in controls: loopback address",
+      "             refused x.example:80 in agent: not on the allowlist",
+    ]);
+    const report = await finalReport({ run, steps: [builder], pending: [], events });
+    expect(report).toContain("  network    egress proxy:");
+  });
+
+  it("the host network: said plainly; no mode journaled: nothing said", async () => {
+    expect(networkLines([ev("egress.mode", { mode: "host" })])).toEqual([
+      "  network    the boxes shared the host network (FORGE_EGRESS=host): nothing limited what they could reach",
+    ]);
+    expect(networkLines([ev("egress.mode", { mode: "proxy" })])).toEqual([
+      "  network    egress proxy: each box reached only what its phase allows; nothing was refused",
+    ]);
+    expect(networkLines([])).toEqual([]);
+  });
+
+  it("a host name from a box cannot write to the terminal", async () => {
+    const lines = await phaseLines({
+      run,
+      steps: [builder],
+      pending: [],
+      events: [
+        denied({
+          phase: "verify",
+          host: "a\u001b]0;pwned\u0007",
+          port: 443,
+          reason: "x",
+          index: 1,
+        }),
+      ],
+    });
+    expect(lines[1]).toBe("             refused a?]0;pwned?:443 in verify: x");
+  });
+
+  it("names the first five hosts of a step and counts the rest", async () => {
+    const events = Array.from({ length: 7 }, (_, i) =>
+      denied({
+        phase: "agent",
+        host: `h${i}.example`,
+        port: 443,
+        reason: "not on the allowlist",
+        index: 1,
+      }),
+    );
+    const lines = await phaseLines({ run, steps: [builder], pending: [], events });
+    expect(lines).toHaveLength(1 + 5 + 1);
+    expect(lines.at(-1)).toBe("             … and 2 more refused host(s)");
   });
 });

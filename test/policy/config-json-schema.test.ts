@@ -47,6 +47,7 @@ describe("schemas/forge-config.json", () => {
       "wrong-types",
       "missing-run",
       "top-level-list",
+      "network-entries",
     ]) {
       expect(validate(fixture("refused", name)), name).toBe(false);
     }

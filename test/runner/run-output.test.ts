@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { RunRecord, StepRecord } from "../../src/chain/types.js";
+import { egressSummary } from "../../src/policy/egress-events.js";
 import { verifyInputsTouched } from "../../src/policy/verify-inputs.js";
-import { renderRunOutput } from "../../src/runner/run-output.js";
+import { type RunNetwork, renderRunOutput } from "../../src/runner/run-output.js";
 import { usageOfStream, usageOfTranscript } from "../../src/runner/step-usage.js";
 
 const run: RunRecord = {
@@ -160,5 +161,83 @@ describe("renderRunOutput: the setup phase", () => {
       "it left nothing the steps see.",
     );
     expect(await withSetup()).not.toContain("## Setup");
+  });
+});
+
+describe("renderRunOutput: the network", () => {
+  const withNetwork = (network?: RunNetwork) =>
+    renderRunOutput({
+      run,
+      steps: [],
+      diffStat: "",
+      controls: [],
+      notes: [],
+      ...(network ? { network } : {}),
+      redact: async (t) => t,
+    });
+  // What the runner journaled, read back the way finish-run.ts reads it.
+  const journaled = egressSummary([
+    { type: "egress.mode", data: { mode: "proxy" } },
+    {
+      type: "egress.denied",
+      data: { phase: "setup", host: "evil.example", port: 443, reason: "not on the allowlist" },
+    },
+    {
+      type: "egress.denied",
+      data: { phase: "setup", host: "evil.example", port: 443, reason: "not on the allowlist" },
+    },
+    {
+      type: "egress.denied",
+      data: {
+        phase: "controls",
+        host: "`x`.example",
+        port: 80,
+        reason: "private address 10.0.0.1",
+        index: 1,
+        role: "builder",
+      },
+    },
+  ]);
+
+  it("the proxy: per phase what its boxes could reach and what they were refused", async () => {
+    const md = await withNetwork({
+      mode: "proxy",
+      allowed: {
+        agent: ["127.0.0.1:4010"],
+        setup: ["registry.npmjs.org"],
+        controls: [],
+        verify: [],
+      },
+      denied: journaled.denied,
+    });
+    expect(md).toContain("## Network\n\nEvery box had a network of its own with one door:");
+    expect(md).toContain(
+      [
+        "| phase | could reach | refused |",
+        "|---|---|---|",
+        "| agent | `127.0.0.1:4010` | — |",
+        "| setup | `registry.npmjs.org` | 2 |",
+        "| controls | nothing | 1 |",
+        "| verify | nothing | — |",
+        "",
+        "Refused connections:",
+        "",
+        "- `evil.example:443` — setup: `not on the allowlist` (2 times)",
+        "- `` `x`.example:80 `` — controls, builder: `private address 10.0.0.1`",
+      ].join("\n"),
+    );
+    expect(md.indexOf("## Network")).toBeLessThan(md.indexOf("## Verdicts"));
+  });
+
+  it("the host network: said plainly, with no allowlist", async () => {
+    const md = await withNetwork({ mode: "host", allowed: { setup: ["x.example"] }, denied: [] });
+    expect(md).toContain(
+      "> ⚠️ The boxes shared the host network (`FORGE_EGRESS=host`): nothing limited what they could reach. The deployment chose this; a repository cannot.",
+    );
+    expect(md).not.toContain("| phase |");
+  });
+
+  it("no network given: no section", async () => {
+    expect(await withNetwork()).not.toContain("## Network");
   });
 });

@@ -1,11 +1,12 @@
 // `forge status [run-id]`: reads the journal under FORGE_HOME. One run: who drives it (and
-// whether that process still lives), each phase with its verdict and cost, and for a failure
-// the reasons and the failing command's output.
+// whether that process still lives), the network its boxes had, each phase with its verdict,
+// cost and refused connections, and for a failure the reasons and the failing command's output.
 import type { Command } from "commander";
+import { egressSummary } from "../../policy/index.js";
 import { forgeHome } from "../local/forge-home.js";
 import { describeDriver, orphanNotice, type RunDriver, runDriver } from "../local/orphans.js";
 import { findRun } from "../local/run-lookup.js";
-import { phaseLines } from "../local/run-report.js";
+import { networkLines, phaseLines } from "../local/run-report.js";
 import { runUsage } from "../local/run-usage.js";
 import { openStore } from "../local/stack.js";
 
@@ -36,6 +37,7 @@ export function registerStatus(program: Command): void {
             requests,
             driver: { ...driver.liveness, orphaned: driver.orphaned },
             usage: { total: usage.total, steps: Object.fromEntries(usage.steps) },
+            network: egressSummary(events),
             events: events.slice(-15).map(withoutStream),
           };
           process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
@@ -46,6 +48,7 @@ export function registerStatus(program: Command): void {
         out.push(`  base: ${run.baseSha ?? "-"}  branch: ${run.branch ?? "-"}`);
         out.push(`  snapshot: sha256:${run.snapshot.digest}`);
         out.push(...driverLines(driver));
+        out.push(...networkLines(events));
         out.push(...(await phaseLines({ run, steps, events, pending: [] })));
         for (const q of requests) out.push(`  question ${q.id} (${q.status}): ${q.question}`);
         out.push("  last events:");

@@ -3,6 +3,12 @@
 // the failing command's output.
 import type { StoredRequest } from "../../chain/ports.js";
 import type { RunEvent, RunRecord, StepRecord } from "../../chain/types.js";
+import {
+  type DenialGroup,
+  egressSummary,
+  groupDenials,
+  HOST_NETWORK_SENTENCE,
+} from "../../policy/index.js";
 import { formatUsage } from "../../runner/step-usage.js";
 import { clipWords } from "../../runner/tool-error.js";
 import { type FailedOutput, setupFailure, stepFailure } from "./failure-detail.js";
@@ -19,7 +25,7 @@ export interface ReportInput {
 /** The end of a local run. */
 export async function finalReport(r: ReportInput): Promise<string> {
   const lines = ["", `run ${r.run.id}: ${r.run.state.toUpperCase()}`];
-  lines.push(...(await phaseLines(r)));
+  lines.push(...networkLines(r.events), ...(await phaseLines(r)));
   for (const w of r.events.filter((e) => e.type === "runner.step.wrote")) {
     lines.push(`  ! ${String(w.data.message)}`);
   }
@@ -32,12 +38,33 @@ export async function finalReport(r: ReportInput): Promise<string> {
 }
 
 /**
- * The setup phase and each step: verdict, attempts, cost; under a failed one its reasons and
- * the failing commands' output; then the run's total cost.
+ * The network the run's boxes had (R4.6): the egress proxy with its refusals counted, or the
+ * host network the deployment chose. Nothing for a run that journaled no mode.
+ */
+export function networkLines(events: readonly RunEvent[]): string[] {
+  const { mode, denied } = egressSummary(events);
+  if (!mode) return [];
+  const why = mode.reason ? ` (${mode.reason})` : "";
+  if (mode.mode === "host") return [`  ${"network".padEnd(10)} ${HOST_NETWORK_SENTENCE}${why}`];
+  const refused =
+    denied.length === 0
+      ? "nothing was refused"
+      : `${denied.length} connection${denied.length === 1 ? "" : "s"} refused`;
+  return [
+    `  ${"network".padEnd(10)} egress proxy: each box reached only what its phase allows; ${refused}${why}`,
+  ];
+}
+
+/**
+ * The setup phase and each step: verdict, attempts, cost, the connections its boxes were
+ * refused; under a failed one its reasons and the failing commands' output; then the run's
+ * total cost.
  */
 export async function phaseLines(r: ReportInput): Promise<string[]> {
   const lines: string[] = [];
   const usage = runUsage(r.events);
+  const refusals = groupDenials(egressSummary(r.events).denied);
+  const setupRefused = refusals.filter((g) => g.index === undefined);
   const setup = [...r.events].reverse().find((e) => e.type === "run.setup.finished");
   if (setup) {
     const ok = setup.data.ok !== false;
@@ -47,7 +74,10 @@ export async function phaseLines(r: ReportInput): Promise<string[]> {
       const reasons = Array.isArray(setup.data.reasons) ? setup.data.reasons.map(String) : [];
       lines.push(...reasonLines(reasons.slice(0, 1)), ...outputLines(await setupFailure(r.events)));
     }
+  } else if (setupRefused.length > 0) {
+    lines.push(`  ${"setup".padEnd(10)} running`);
   }
+  lines.push(...refusedLines(setupRefused));
   for (const s of r.steps) {
     const verdict = s.decision?.verdict ?? s.state;
     const own = usage.steps.get(s.index);
@@ -55,6 +85,7 @@ export async function phaseLines(r: ReportInput): Promise<string[]> {
     const cost = own ? `  ${formatUsage(own.usage)}` : "";
     const overridden = s.decision?.overridden ? " (engine override)" : "";
     lines.push(`  ${s.role.padEnd(10)} ${verdict}${overridden}${attempts}${cost}`);
+    lines.push(...refusedLines(refusals.filter((g) => g.index === s.index)));
     if (s.state === "failed" || s.decision?.verdict === "FAIL") {
       lines.push(...reasonLines(s.decision?.reasons ?? []));
       lines.push(...outputLines(await stepFailure(r.events, s)));
@@ -65,6 +96,16 @@ export async function phaseLines(r: ReportInput): Promise<string[]> {
   }
   if (usage.total) lines.push(`  ${"total".padEnd(10)} ${formatUsage(usage.total)}`);
   return lines;
+}
+
+/** The connections one phase or step was refused, the first few by host:port. */
+function refusedLines(groups: readonly DenialGroup[]): string[] {
+  const shown = groups.slice(0, 5).map((g) => {
+    const times = g.count > 1 ? ` (${g.count} times)` : "";
+    return `             refused ${g.target} in ${g.phase}: ${g.reasons.join("; ")}${times}`;
+  });
+  const more = groups.length - shown.length;
+  return more > 0 ? [...shown, `             … and ${more} more refused host(s)`] : shown;
 }
 
 function reasonLines(reasons: readonly string[]): string[] {
