@@ -155,7 +155,7 @@ export function bwrapBox(opts: BoxOptions): Box {
     describe(): BoxDescription {
       return {
         kind: "bwrap",
-        network: seam.mode === "host" ? "host" : "none",
+        network: seam.mode,
         networkMode: seam.mode,
         bwrap,
         workspace,

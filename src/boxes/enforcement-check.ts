@@ -13,7 +13,7 @@ import { execInBox, tail } from "./box-exec.js";
 import { type BoxUser, handToBox } from "./box-user.js";
 import { type ScriptedCall, startEnforcementModel } from "./enforcement-model.js";
 import type { ProveCheck } from "./prove-types.js";
-import type { Box } from "./types.js";
+import type { Box, BoxDoor, NetworkSeam } from "./types.js";
 
 export interface EnforcementInput {
   role: Role;
@@ -27,6 +27,15 @@ export interface EnforcementInput {
   /** The box's user: the push target is handed to it, so a push that is not refused lands. */
   user?: BoxUser;
   timeoutMs?: number;
+  /**
+   * Egress control (R4.6): the CLI runs in a box of its own behind an agent's door, reaching the
+   * scripted model through the door's gateway exactly as a run's agent reaches its endpoint.
+   */
+  through?: {
+    open(modelUrl: string): Promise<BoxDoor>;
+    make(network: NetworkSeam): Box;
+    env(modelUrl: string): Record<string, string>;
+  };
 }
 
 const PUSH_REF = "refs/heads/forge-prove";
@@ -71,6 +80,12 @@ export async function enforcementCheck(input: EnforcementInput): Promise<ProveCh
 
   const calls = deniedActions(role, workspace, remote);
   const model = await startEnforcementModel(calls);
+  const door = input.through
+    ? await input.through.open(model.url).catch(async (error) => {
+        await model.close();
+        throw error;
+      })
+    : null;
   try {
     const prompt = "forge box prove: enforcement check (scripted model)";
     const inv = claudeProvider({ binary: input.claudeBinary }).buildInvocation({
@@ -80,8 +95,9 @@ export async function enforcementCheck(input: EnforcementInput): Promise<ProveCh
       settingsFile: input.settingsFile,
       cwd: workspace,
     });
+    const box = door && input.through ? door.wrapBox(input.through.make(door.network)) : input.box;
     const run = await execInBox(
-      input.box,
+      box,
       {
         command: inv.command,
         args: inv.args,
@@ -89,8 +105,9 @@ export async function enforcementCheck(input: EnforcementInput): Promise<ProveCh
         env: {
           PATH: input.path,
           HOME: home,
-          ANTHROPIC_BASE_URL: model.url,
-          ANTHROPIC_API_KEY: "scripted-prove-not-a-key",
+          ...(door && input.through
+            ? input.through.env(model.url)
+            : { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: "scripted-prove-not-a-key" }),
         },
       },
       {
@@ -129,8 +146,14 @@ export async function enforcementCheck(input: EnforcementInput): Promise<ProveCh
           "that `npm run build` produced dist/guard.cjs",
       };
     }
-    return { name, ok: true, detail: seen.join("; "), fix: "" };
+    return {
+      name,
+      ok: true,
+      detail: `${seen.join("; ")}${door ? "; the CLI reached its model through the egress proxy" : ""}`,
+      fix: "",
+    };
   } finally {
+    await door?.close();
     await model.close();
   }
 }

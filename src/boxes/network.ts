@@ -1,5 +1,5 @@
-// The network seam, mapped to flags in exactly one place per box kind, so the allowlist proxy
-// of R4.6 can later be bound in without touching the boxes.
+// The network seam, mapped to flags in exactly one place per box kind. "proxy" is R4.6's door:
+// the runner's allowlist proxy (src/egress) bound in as a socket, the box's own namespace else.
 import type { BoxOptions, NetworkSeam } from "./types.js";
 
 /** Where a proxy socket appears inside a bwrap box. */
@@ -40,15 +40,15 @@ export function containerNetworkArgs(seam: NetworkSeam): string[] {
 export function networkNotes(seam: NetworkSeam): string[] {
   switch (seam.mode) {
     case "host":
-      return [
-        "network: the box shares the host network (no egress allowlist yet; R4.6's proxy is not built)",
-      ];
+      return ["network: the box shares the host network: nothing limits what it can reach"];
     case "none":
       return ["network: none (own network namespace, loopback only)"];
     case "proxy":
       return [
-        `network: none, proxy socket bound at ${PROXY_SOCKET_IN_BOX} — the allowlist proxy itself ` +
-          "is not provided yet (R4.6), so nothing answers unless the deployment runs one",
+        "network: its own namespace with no route and no resolver; the only way out is " +
+          "forgechain's egress proxy, which lets through what the box's phase allows " +
+          "(the model endpoint for an agent, the package registries for setup, nothing else " +
+          "unless the deployment or .github/forge.yml adds hosts)",
       ];
   }
 }

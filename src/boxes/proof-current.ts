@@ -14,6 +14,8 @@ export interface CurrentFactsInput {
   claudeBinary: string;
   settingsFor: (role: Role) => unknown;
   roles?: readonly Role[];
+  /** The boxes' network as runs would have it: "proxy" or "host" (prove.ts networkMode). */
+  network: string;
 }
 
 /** sha256 over the effective settings of the roles, the way prove records it. */
@@ -52,5 +54,6 @@ export async function measureProofFacts(input: CurrentFactsInput): Promise<Recor
     setup: input.setup,
     validate: input.validate,
     settings: settingsDigest(input.roles ?? ROLES, input.settingsFor),
+    network: input.network,
   });
 }

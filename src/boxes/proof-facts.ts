@@ -23,6 +23,8 @@ export interface ProofFactsInput {
   validate: Record<string, ValidateControl>;
   /** sha256 of the effective role settings the enforcement check ran with. */
   settings: string;
+  /** The boxes' network: "proxy" (the egress proxy), "host" or "none". */
+  network: string;
 }
 
 export function sha256(text: string): string {
@@ -38,6 +40,7 @@ export function proofFacts(input: ProofFactsInput): Record<string, string> {
     setup: sha256(canonicalJson(input.setup)),
     validate: sha256(canonicalJson(input.validate)),
     settings: input.settings,
+    network: input.network,
   };
 }
 

@@ -23,6 +23,14 @@ import { resolveNetwork } from "./network.js";
 import { settingsDigest } from "./proof-current.js";
 import { proofFacts, type ValidateControl } from "./proof-facts.js";
 import {
+  behindDoor,
+  directHostFor,
+  egressChecks,
+  endpointAuthority,
+  type ProveDoors,
+  type ProvePhase,
+} from "./prove-egress.js";
+import {
   type BoxContext,
   caStore,
   endpointReachable,
@@ -52,8 +60,13 @@ export interface ProveOptions {
   store?: Pick<JournalStore, "saveProof" | "latestProof">;
   /** FORGE_OWN_WORK declared (worktree box). */
   ownWork?: boolean;
-  /** Default: host network (issue 3: allowed for now, and the report says so). */
+  /** Without `doors`: the network of every box (default: the host's, and the report says so). */
   network?: NetworkSeam;
+  /**
+   * The doors runs use (R4.6): setup, the controls and the agents each behind their own, the
+   * egress checks run, and the enforcement check's CLI reaches its scripted model through one.
+   */
+  doors?: ProveDoors;
   /**
    * @deprecated Ignored: prove builds its boxes as runs do (createRunBox), which adds
    * forgechain's toolbox and node by itself — never the install root as a whole.
@@ -125,16 +138,19 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
   mkdirSync(settingsDir, { recursive: true });
   mkdirSync(workspace);
   const toolbox = detectToolbox();
-  const seam = opts.network ?? { mode: "host" };
+  const doors = opts.doors?.mode === "proxy" && opts.box === "bwrap" ? opts.doors : undefined;
+  // Behind doors, the plain checks need no network at all.
+  const seam: NetworkSeam = doors ? { mode: "none" } : (opts.network ?? { mode: "host" });
+  const networkMode = doors ? "proxy" : seam.mode;
   const installRoot = opts.installRoot ?? installRootOf(opts.claudeBinary);
   const user = opts.user ?? resolveBoxUser(opts.env);
   /** The boxes prove runs in: built exactly as run boxes are. */
-  const runBox = (extraReadOnly: string[] = []): Box =>
+  const runBox = (extraReadOnly: string[] = [], network: NetworkSeam = seam): Box =>
     createRunBox(opts.box, {
       workspace,
       home,
-      allowNetwork: seam.mode === "host",
-      network: seam,
+      allowNetwork: network.mode === "host",
+      network,
       ownWork: opts.ownWork ?? false,
       readOnlyPaths: [settingsDir, ...extraReadOnly],
       denySubpaths: opts.denyPaths ?? [],
@@ -142,6 +158,17 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
       installRoot,
       env: opts.env,
     });
+  /** A check in a box behind a fresh door of `phase` (without doors: the plain box). */
+  const inPhase = async (phase: ProvePhase, fn: (c: BoxContext) => Promise<ProveCheck>) => {
+    if (!doors) return fn(ctx);
+    const made = await behindDoor(
+      doors,
+      phase,
+      (network) => runBox([], network),
+      (box) => fn({ ...ctx, box, env: { ...ctx.env, ...doors.phaseEnv(phase) } }),
+    );
+    return made.value;
+  };
   const settingsJson = Object.fromEntries(roles.map((r) => [r, safe(() => opts.settingsFor(r))]));
   let harness = "unknown";
   let description: BoxDescription | null = null;
@@ -195,7 +222,7 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
         name: "box starts",
         ok,
         detail: ok
-          ? `${opts.box} box runs (network: ${resolveNetwork({ allowNetwork: false, network: seam }).mode})`
+          ? `${opts.box} box runs (network: ${networkMode === "proxy" ? "the egress proxy only" : resolveNetwork({ allowNetwork: false, network: seam }).mode})`
           : (r.spawnError ?? tail(r.stderr)),
         fix: ok
           ? ""
@@ -241,13 +268,17 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
     });
     for (const [i, cmd] of opts.setup.entries()) {
       const needs = ["clean clone of main", ...(i > 0 ? [`setup: ${opts.setup[i - 1]}`] : [])];
-      await step(`setup: ${cmd}`, needs, () => setupCheck(ctx, cmd, timeout));
+      await step(`setup: ${cmd}`, needs, () =>
+        inPhase("setup", (phaseCtx) => setupCheck(phaseCtx, cmd, timeout)),
+      );
     }
     const afterSetup = opts.setup.length
       ? [`setup: ${opts.setup[opts.setup.length - 1]}`]
       : ["clean clone of main"];
     for (const [name, control] of Object.entries(opts.validate)) {
-      await step(`validate: ${name}`, afterSetup, () => validateCheck(ctx, name, control, timeout));
+      await step(`validate: ${name}`, afterSetup, () =>
+        inPhase("controls", (phaseCtx) => validateCheck(phaseCtx, name, control, timeout)),
+      );
     }
     if (Object.keys(opts.validate).length === 0) {
       add({
@@ -278,14 +309,21 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
       return harnessCredentials(ctx, credentials, inBox);
     });
     await step("CA store", ["box starts"], () => caStore(ctx, opts.env.NODE_EXTRA_CA_CERTS));
-    await step("harness endpoint", ["harness credentials"], () =>
-      endpointReachable(
-        ctx,
+    const endpoint = credentials.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com";
+    if (doors) {
+      const checks = await egressChecks(ctx, doors, (network) => runBox([], network), {
         node,
-        credentials.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com",
-        seam.mode,
-      ),
-    );
+        endpoint: endpointAuthority(endpoint),
+        directHost: directHostFor(endpoint),
+      }).catch((error: Error) => [
+        { name: "egress: probe", ok: false, detail: error.message, fix: "see the message" },
+      ]);
+      for (const c of checks) await step(c.name, ["harness credentials"], () => c);
+    } else {
+      await step("harness endpoint", ["harness credentials"], () =>
+        endpointReachable(ctx, node, endpoint, seam.mode),
+      );
+    }
     for (const role of roles) {
       await step(`enforcement: ${role}`, ["harness version", "clean clone of main"], () => {
         const settings = settingsJson[role];
@@ -302,6 +340,15 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
         return enforcementCheck({
           role,
           box: ctx.box,
+          ...(doors
+            ? {
+                through: {
+                  open: (url: string) => doors.open("agent", url),
+                  make: (network: NetworkSeam) => runBox([], network),
+                  env: (url: string) => doors.agentEnv(url),
+                },
+              }
+            : {}),
           workspace,
           home,
           claudeBinary: opts.claudeBinary,
@@ -323,6 +370,7 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
     setup: opts.setup,
     validate: opts.validate,
     settings: settingsDigest(roles, opts.settingsFor),
+    network: networkMode,
   });
   const boxKey = boxKeyFor(opts.box, opts.repo);
   const ok = checks.every((c) => c.ok);

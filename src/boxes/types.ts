@@ -33,10 +33,22 @@ export interface WrappedCommand {
 
 /**
  * The network seam (R4.6): one place decides how a box reaches the world.
- * - host: the box shares the host network (what issue 3 allows for now — the report says so);
+ * - host: the box shares the host network (FORGE_EGRESS=host, or a kind without the proxy —
+ *   the run output says so);
  * - none: no network at all;
- * - proxy: no network, a proxy socket bound in (the allowlist proxy is not built yet).
+ * - proxy: its own network namespace, the runner's egress proxy socket bound in (src/egress).
  */
+/**
+ * A box's door to the network (made by the runner, src/runner/egress-door.ts): the seam a box is
+ * created with, the wrapper that starts its commands behind the in-box relay, and the close
+ * that ends the door's proxy and hands back its refusals as journal events.
+ */
+export interface BoxDoor {
+  network: NetworkSeam;
+  wrapBox(box: Box): Box;
+  close(): Promise<Array<{ type: string; data: Record<string, unknown> }>>;
+}
+
 export interface NetworkSeam {
   mode: "host" | "none" | "proxy";
   /** Host path of the proxy's unix socket (mode "proxy"). */
@@ -103,7 +115,8 @@ export interface BoxOptions {
 /** Facts for the report and the proof. */
 export interface BoxDescription {
   kind: BoxKind;
-  network: "host" | "none";
+  /** "proxy": its own network namespace, with only the egress proxy's socket as a way out. */
+  network: "host" | "none" | "proxy";
   /** What the box isolates, in a few words each. */
   isolation: string[];
   /** Plain-language limits: what is NOT enforced, what is not built yet. */

@@ -6,7 +6,7 @@
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { type BoxUser, handToBox } from "../boxes/box-user.js";
-import type { Box, BoxKind, ExtraBind } from "../boxes/types.js";
+import type { Box, BoxKind, ExtraBind, NetworkSeam } from "../boxes/types.js";
 import type { RunRecord } from "../chain/types.js";
 import {
   type Profile,
@@ -19,10 +19,13 @@ import { loadRoleDefinition } from "../roles/role-file.js";
 import { READ_ONLY_ROLES, type Role } from "../roles/role-names.js";
 import { effectiveSettings, SEARCH_TOOLS_ARGS } from "../roles/settings.js";
 import { materialiseSkills } from "../roles/skills.js";
+import { type AgentEgress, agentEgress } from "./agent-egress.js";
 import { buildAgentEnv } from "./agent-env.js";
 import { createAgentHome } from "./agent-home.js";
 import { type AgentHandle, startAgentProcess } from "./agent-process.js";
+import type { Door } from "./egress-door.js";
 import { commandWithGuardServer, openGuardSocket } from "./guard-socket.js";
+import type { RunEgress } from "./run-egress.js";
 import { frozenRole } from "./snapshot-content.js";
 import type { Workspace } from "./workspace.js";
 
@@ -46,7 +49,10 @@ export interface AgentLaunchDeps {
     home: string,
     extraReadOnly: string[],
     binds?: ExtraBind[],
+    network?: NetworkSeam,
   ): Box;
+  /** The runner's egress (run-egress.ts); absent: the box shares the host network. */
+  egress?: Pick<RunEgress, "controlled" | "door">;
 }
 
 export interface StepTarget {
@@ -75,6 +81,8 @@ export interface PreparedAgent {
   model: string | undefined;
   schemaJson: string;
   env: Record<string, string>;
+  /** What the agent's box may reach and where its model credential is (agent-egress.ts). */
+  egress: AgentEgress;
   /**
    * Whether the agent reads the tree when it starts: Claude Code puts a git status snapshot in
    * its context unless the settings say `includeGitInstructions: false` (measured, see
@@ -139,10 +147,16 @@ export async function prepareAgent(deps: AgentLaunchDeps, t: StepTarget): Promis
   await mkdir(dirname(ledgerFile), { recursive: true });
   // The skills and the ledger's directory came after the HOME was made: the box's user owns all.
   await handToBox(home, deps.boxUser);
+  const egress = agentEgress({
+    provider: deps.provider.name,
+    credentials: deps.provider.credentialEnv(deps.hostEnv),
+    loginFile: deps.claudeCredentialsFile !== undefined,
+    controlled: deps.egress?.controlled ?? false,
+  });
   const env = buildAgentEnv({
     host: deps.hostEnv,
     home,
-    providerCredentials: deps.provider.credentialEnv(deps.hostEnv),
+    providerCredentials: egress.boxEnv,
     extra: {
       FORGE_BASE_REF: ws.baseSha,
       // The builder's Stop hook runs scripts/verify.sh with the deployment's limit.
@@ -176,6 +190,7 @@ export async function prepareAgent(deps: AgentLaunchDeps, t: StepTarget): Promis
     model: def.model ?? providerOpts.model,
     schemaJson,
     env,
+    egress,
     readsTreeAtStart:
       (settings as { includeGitInstructions?: unknown }).includeGitInstructions !== false,
   };
@@ -201,8 +216,11 @@ export function invocationFor(deps: AgentLaunchDeps, p: PreparedAgent, prompt?: 
 export interface LaunchedAgent {
   handle: AgentHandle;
   invocation: Invocation;
-  /** Removes the guard socket's directory: call once the agent has ended. */
-  cleanup(): void;
+  /**
+   * Removes the guard socket's directory and closes the box's egress door: call once the agent
+   * has ended. Resolves to the door's refusals, as journal events.
+   */
+  cleanup(): Promise<Array<{ type: string; data: Record<string, unknown> }>>;
 }
 
 /** Starts the agent in its box; with a stdin prompt it waits for `handle.send`. */
@@ -211,22 +229,35 @@ export async function launchAgent(
   p: PreparedAgent,
   invocation: Invocation,
 ): Promise<LaunchedAgent> {
-  const { role, ws } = p.target;
+  const { role, ws, index } = p.target;
+  // The box's door: the model through the gateway, nothing else (agent-egress.ts).
+  const door: Door | null = deps.egress
+    ? await deps.egress.door({
+        phase: "agent",
+        role,
+        index,
+        rules: p.egress.rules,
+        ...(p.egress.gateway ? { gateway: p.egress.gateway } : {}),
+      })
+    : null;
   // In a bwrap box the guard runs as a server beside the agent (guard-socket.ts): the hooks
   // only ask it. Other boxes have no PID namespace to end it with the agent: in-process.
   const guardSock =
     deps.boxKind === "bwrap" && deps.guardServer !== false
-      ? await openGuardSocket("/tmp", deps.boxUser)
+      ? await openGuardSocket("/tmp", deps.boxUser).catch(async (error: unknown) => {
+          await door?.close();
+          throw error;
+        })
       : null;
-  const agentBox = guardSock
-    ? deps.boxFor(
-        role,
-        ws.dir,
-        p.home,
-        [p.settingsFile, p.profileFile, guardSock.dir, ...(ws.readOnly ?? [])],
-        ws.binds,
-      )
-    : p.box;
+  const made = deps.boxFor(
+    role,
+    ws.dir,
+    p.home,
+    [p.settingsFile, p.profileFile, ...(guardSock ? [guardSock.dir] : []), ...(ws.readOnly ?? [])],
+    ws.binds,
+    ...(door ? [door.network] : []),
+  );
+  const agentBox = door ? door.wrapBox(made) : made;
   const agentCmd = guardSock
     ? commandWithGuardServer(invocation.command, invocation.args, {
         node: process.execPath,
@@ -247,9 +278,10 @@ export async function launchAgent(
   return {
     handle,
     invocation,
-    cleanup() {
+    async cleanup() {
       closeSock();
       guardSock?.remove();
+      return door ? await door.close() : [];
     },
   };
 }
@@ -259,5 +291,5 @@ export async function stopLaunched(launched: LaunchedAgent): Promise<void> {
   launched.handle.kill();
   // The box is gone once its process closes; only then remove the guard socket's directory.
   await launched.handle.wait({ timeoutMs: 10_000 });
-  launched.cleanup();
+  await launched.cleanup();
 }

@@ -6,7 +6,7 @@
 // controls (R8.3) in a box over that checkout — the repository as committed, secret files
 // included, never with the model credential. Every failure is a reason to FAIL.
 import { join } from "node:path";
-import type { Box, ExtraBind } from "../boxes/types.js";
+import type { Box, ExtraBind, NetworkSeam } from "../boxes/types.js";
 import {
   controlsToRun,
   evaluateControls,
@@ -19,6 +19,7 @@ import { redactSecrets } from "../secrets/index.js";
 import { type ImportTarget, importBuilderWork } from "./builder-import.js";
 import { runBuiltinControls, runControls, runSetup } from "./controls-exec.js";
 import { isDependencyManifest } from "./dependency-manifests.js";
+import { type Door, inDoorBox } from "./egress-door.js";
 import { git } from "./git.js";
 import type { RunState } from "./run-state.js";
 import { copySetupResults } from "./setup-binds.js";
@@ -40,11 +41,20 @@ export interface BuilderChecks {
   /** A runner-owned directory for the controls' checkout, HOME and verify's script copy. */
   controlsDir: string;
   /** The box verify and the controls run in: `dir` writable, `extraReadOnly` read-only. */
-  controlsBox: (dir: string, home: string, extraReadOnly?: string[], binds?: ExtraBind[]) => Box;
+  controlsBox: (
+    dir: string,
+    home: string,
+    extraReadOnly: string[],
+    binds: ExtraBind[],
+    network: NetworkSeam,
+  ) => Box;
   /** What the run's setup phase left (setup-phase.ts), if it ran. */
   setup?: SetupResults;
-  /** The box `setup:` runs in (it may reach the package registries). */
-  setupBox: (dir: string, home: string) => Box;
+  /** The box `setup:` runs in (behind the setup phase's door: the package registries). */
+  setupBox: (dir: string, home: string, network: NetworkSeam) => Box;
+  /** A phase's door (egress-door.ts): what its box may reach. */
+  door: (phase: "setup" | "controls" | "verify") => Promise<Door>;
+  setupEnv: (home: string) => Promise<Record<string, string>>;
   controlsEnv: (home: string) => Record<string, string>;
   /** How to start forge inside the box. */
   forge: string[];
@@ -74,13 +84,21 @@ async function placeSetupResults(
     const copied = await copySetupResults(c.layout, c.setup, ws, join(c.controlsDir, "copy-home"));
     return { binds: copied.binds, events: [] };
   }
-  const r = await runSetup(commands, {
-    box: c.setupBox(ws, home),
-    workspace: ws,
-    env: c.controlsEnv(home),
-    forge: c.forge,
-    timeoutMs: c.controlTimeoutMs ?? 20 * 60_000,
-  });
+  const env = await c.setupEnv(home);
+  const denied: Event[] = [];
+  const r = await inDoorBox(
+    () => c.door("setup"),
+    (network) => c.setupBox(ws, home, network),
+    denied,
+    (box) =>
+      runSetup(commands, {
+        box,
+        workspace: ws,
+        env,
+        forge: c.forge,
+        timeoutMs: c.controlTimeoutMs ?? 20 * 60_000,
+      }),
+  );
   const events: Event[] = [
     {
       type: "setup.finished",
@@ -93,6 +111,7 @@ async function placeSetupResults(
         output: (await redactSecrets(r.output)).text,
       },
     },
+    ...denied,
   ];
   return r.ok
     ? { binds: [], events }
@@ -140,22 +159,16 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
     { repo: real, commit: imported.workHead },
   );
   const baseSha = c.work.base.baseSha;
-  const verify = await verifyFromBaseInBox({
-    workspace: ws,
-    repo: real,
-    baseSha,
-    scriptDir: join(c.controlsDir, "verify"),
-    box: (scriptDir) => c.controlsBox(ws, home, [scriptDir], binds),
-    env,
-    timeoutMs: c.verifyTimeoutMs ?? c.controlTimeoutMs ?? 10 * 60_000,
-  }).catch((error: unknown) => ({
-    present: true,
-    ok: false,
-    exitCode: null,
-    timedOut: false,
-    output: String(error),
-    baseSha,
-  }));
+  const verify = await verifyBehindDoor(c, { ws, home, binds, env, baseSha }, events).catch(
+    (error: unknown) => ({
+      present: true,
+      ok: false,
+      exitCode: null,
+      timedOut: false,
+      output: String(error),
+      baseSha,
+    }),
+  );
   if (verify.present) {
     events.push({
       type: "verify.finished",
@@ -176,9 +189,15 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
     return { events, reasons, work };
   }
   if (c.config) {
-    const late = await runControls(
-      toRun.filter((x) => !isBuiltinRun(x.run)),
-      { box: c.controlsBox(ws, home, [], binds), workspace: ws, env, forge: c.forge, timeoutMs },
+    const late = await inDoorBox(
+      () => c.door("controls"),
+      (network) => c.controlsBox(ws, home, [], binds, network),
+      events,
+      (box) =>
+        runControls(
+          toRun.filter((x) => !isBuiltinRun(x.run)),
+          { box, workspace: ws, env, forge: c.forge, timeoutMs },
+        ),
     );
     const done = [...(await early), ...late];
     // The configured order, for the report and the reviewer.
@@ -211,4 +230,27 @@ export async function checkBuilderWork(c: BuilderChecks): Promise<{
     await early;
   }
   return { events, reasons, work };
+}
+
+/** scripts/verify.sh of the base, in a box behind the verify phase's door. */
+async function verifyBehindDoor(
+  c: BuilderChecks,
+  o: { ws: string; home: string; binds: ExtraBind[]; env: Record<string, string>; baseSha: string },
+  events: Event[],
+) {
+  const door = await c.door("verify");
+  try {
+    return await verifyFromBaseInBox({
+      workspace: o.ws,
+      repo: c.work.repos.real,
+      baseSha: o.baseSha,
+      scriptDir: join(c.controlsDir, "verify"),
+      box: (scriptDir) =>
+        door.wrapBox(c.controlsBox(o.ws, o.home, [scriptDir], o.binds, door.network)),
+      env: o.env,
+      timeoutMs: c.verifyTimeoutMs ?? c.controlTimeoutMs ?? 10 * 60_000,
+    });
+  } finally {
+    events.push(...(await door.close()));
+  }
 }

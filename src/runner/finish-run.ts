@@ -13,9 +13,9 @@ import { redactSecrets, scanSecrets } from "../secrets/index.js";
 import { withIndex } from "./agent-tree.js";
 import { createDiffCache, type DiffCache } from "./diff.js";
 import { git, gitLine } from "./git.js";
-import { renderRunOutput, runOutputPath } from "./run-output.js";
+import { type RunNetwork, renderRunOutput, runOutputPath } from "./run-output.js";
 import { readRef, runRepos, WORK_REF } from "./run-repos.js";
-import { loadRunState } from "./run-state.js";
+import { loadRunState, type RunState } from "./run-state.js";
 
 export interface FinishRunDeps {
   runDir(runId: string): string;
@@ -32,6 +32,8 @@ export interface FinishRunDeps {
   beforeFinish?: (runId: string) => Promise<void>;
   /** The runner's diffs (the security step's is the run output's too). */
   diffs?: DiffCache;
+  /** The network the run's boxes had, for the run output (run-egress.ts). */
+  network?: (state: RunState) => Promise<RunNetwork>;
 }
 
 export function createFinishRun(
@@ -86,6 +88,7 @@ export function createFinishRun(
           }
         : {}),
       usage: state.usage ?? [],
+      ...(deps.network ? { network: await deps.network(state) } : {}),
       redact: async (t) => (await redactSecrets(t)).text,
     });
     const local = join(dir, "run-output.md");

@@ -7,7 +7,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type BoxUser, handToBox, resolveBoxUser } from "../boxes/box-user.js";
 import { createRunBox, type RunBoxOptions } from "../boxes/run-box.js";
-import type { Box, BoxKind, ExtraBind } from "../boxes/types.js";
+import type { Box, BoxKind, ExtraBind, NetworkSeam } from "../boxes/types.js";
 import type { Logger, RunPreparation, StepInput, StepResult, StepRunner } from "../chain/ports.js";
 import type { RunRecord } from "../chain/types.js";
 import {
@@ -19,13 +19,15 @@ import {
 import type { Provider } from "../providers/types.js";
 import { READ_ONLY_ROLES, type Role } from "../roles/role-names.js";
 import { knownSecretsFromEnv, registerKnownSecrets } from "../secrets/index.js";
+import { agentEgress } from "./agent-egress.js";
 import { buildAgentEnv } from "./agent-env.js";
 import { type AgentLaunchDeps, invocationFor, launchAgent, prepareAgent } from "./agent-launch.js";
 import { createDiffCache } from "./diff.js";
 import { createFinishRun } from "./finish-run.js";
 import { registerLoginFile } from "./login-secrets.js";
+import { createRunEgress } from "./run-egress.js";
 import { createRunGitCache } from "./run-git.js";
-import { loadRunState, saveRunState } from "./run-state.js";
+import { keepDenials, loadRunState, saveRunState } from "./run-state.js";
 import { runOneStep, type StepContext } from "./run-step.js";
 import { runSetupPhase, type SetupPhaseDeps } from "./setup-phase.js";
 import { commitFor, layOutStep, type StepPrepareDeps } from "./step-prepare.js";
@@ -100,12 +102,27 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       env: opts.hostEnv,
     });
 
+  const egress = createRunEgress({
+    hostEnv: opts.hostEnv,
+    boxKind: opts.boxKind,
+    boxUser,
+    installRoot: opts.installRoot,
+    config: opts.config,
+  });
+  // A box that is only described, never started, still names the network its kind gets; a
+  // started box gets the seam of its own door (egress-door.ts), and a proxy box without one
+  // fails to start rather than share the host network.
+  const described: NetworkSeam = egress.controlled
+    ? { mode: "proxy", proxySocket: "/nonexistent/forge-egress-door-not-opened" }
+    : { mode: "host" };
+
   function boxFor(
     role: Role,
     workspace: string,
     home: string,
     extraRo: string[],
     binds?: ExtraBind[],
+    network: NetworkSeam = described,
   ): Box {
     const p = profileToBoxOptions(opts.profiles[role]);
     return runBox({
@@ -114,9 +131,10 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       readOnlyPaths: [...extraRo, ...(p.readOnlyRepo ? [workspace] : [])],
       writeSubpaths: p.writeSubpaths,
       denySubpaths: [...p.denySubpaths, opts.forgeHome],
-      // The agent must reach its model endpoint; until the egress proxy exists the box shares
-      // the host network, and the run output says so.
-      allowNetwork: true,
+      // The phase's door (egress-door.ts): the allowlist proxy, or the host network where the
+      // deployment opted out or the box kind has no proxy (the run output says so).
+      allowNetwork: false,
+      network,
       ...(binds?.length ? { extraBinds: binds } : {}),
     });
   }
@@ -134,6 +152,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
 
   const scrubbedEnv = (home: string) =>
     buildAgentEnv({ host: opts.hostEnv, home, providerCredentials: {}, extra: {} });
+  const setupRules = () => egress.phaseRules();
   const layout: LayoutBoxes = {
     box: gitBox,
     env: { PATH: opts.hostEnv.PATH ?? "/usr/local/bin:/usr/bin:/bin" },
@@ -147,8 +166,10 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
   const setupDeps: SetupPhaseDeps = {
     layout,
     boxUser,
-    setupBox: (dir, home, readOnly) => boxFor("builder", dir, home, readOnly),
-    setupEnv: scrubbedEnv,
+    setupBox: (dir, home, readOnly, network) =>
+      boxFor("builder", dir, home, readOnly, undefined, network),
+    setupDoor: async () => egress.door({ phase: "setup", rules: (await setupRules()).setup }),
+    setupEnv: async (home) => ({ ...scrubbedEnv(home), ...(await setupRules()).setupEnv }),
     forge: forgeArgv,
     timeoutMs: opts.controlTimeoutMs ?? 20 * 60_000,
   };
@@ -160,7 +181,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
   const diffs = createDiffCache();
   const warmStarts = opts.warmStart !== false && opts.boxKind === "bwrap";
   // LocalRunnerOptions carries every launch dependency under the same name.
-  const launchDeps: AgentLaunchDeps = { ...opts, boxFor, boxUser };
+  const launchDeps: AgentLaunchDeps = { ...opts, boxFor, boxUser, egress };
   const stepDirOf = (runId: string, s: { index: number; role: Role; attempt: number }) =>
     join(runDir(runId), "steps", `${s.index}-${s.role}-${s.attempt}`);
   const warmKey = (runId: string, s: { index: number; role: Role; attempt: number }): WarmKey => ({
@@ -226,6 +247,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     layout,
     boxFor,
     scrubbedEnv,
+    egress,
     forgeArgv,
     runDir,
     stepDirOf,
@@ -243,7 +265,8 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     const commands = opts.config ? setupToRun(opts.config) : [];
     const g = await runs.get(run);
     const runPatch = { baseSha: g.base.baseSha, branch: branchOf(run) };
-    if (commands.length === 0) return { ok: true, reasons: [], events: [], runPatch };
+    const modeEvent = egress.modeEvent();
+    if (commands.length === 0) return { ok: true, reasons: [], events: [modeEvent], runPatch };
     const dir = runDir(run.id);
     const r = await runSetupPhase(setupDeps, g, {
       dir: join(dir, "setup"),
@@ -252,12 +275,11 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       commit: run.chain === "review" ? g.base.agentHead : g.base.agentBase,
       commands,
     });
-    if (r.setup) {
-      const state = await loadRunState(dir);
-      state.setup = r.setup;
-      await saveRunState(dir, state);
-    }
-    return { ok: r.ok, reasons: r.reasons, events: r.events, runPatch };
+    const state = await loadRunState(dir);
+    const denied = keepDenials(state, r.events);
+    if (r.setup) state.setup = r.setup;
+    if (r.setup || denied) await saveRunState(dir, state);
+    return { ok: r.ok, reasons: r.reasons, events: [modeEvent, ...r.events], runPatch };
   }
 
   async function runStep(input: StepInput): Promise<StepResult> {
@@ -267,6 +289,8 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     try {
       await mkdir(runDir(input.run.id), { recursive: true });
       const result = await runOneStep(ctx, input);
+      const state = await loadRunState(runDir(input.run.id));
+      if (keepDenials(state, result.events)) await saveRunState(runDir(input.run.id), state);
       if (result.feedback.disposition !== "completed" || result.decision.verdict !== "PASS") {
         await warmAgents.discard(input.run.id);
       }
@@ -289,6 +313,16 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       await warmAgents.discard(runId);
     },
     diffs,
+    network: (state) =>
+      egress.network(
+        agentEgress({
+          provider: opts.provider.name,
+          credentials: opts.provider.credentialEnv(opts.hostEnv),
+          loginFile: opts.claudeCredentialsFile !== undefined,
+          controlled: egress.controlled,
+        }),
+        state.denied ?? [],
+      ),
   });
 
   return { prepareRun, runStep, finishRun };

@@ -47,8 +47,21 @@ export interface RunNetwork {
   reason?: string;
   /** Per phase (agent, setup, controls, verify), the host entries its boxes could reach. */
   allowed: Record<string, string[]>;
+  /**
+   * Where the model credential was: outside every box (the door added it), in the agent's box
+   * (a subscription login, or the host network), or there was none.
+   */
+  credential?: "outside" | "in-box" | "none";
   denied: Array<Pick<EgressDenial, "phase" | "role" | "host" | "port" | "reason">>;
 }
+
+const CREDENTIAL_SENTENCE: Record<NonNullable<RunNetwork["credential"]>, string> = {
+  outside:
+    "The model credential stayed outside every box: agents held a placeholder, and the door added the real one to requests for the model endpoint only.",
+  "in-box":
+    "⚠️ The model credential was in the agents' boxes (a subscription login cannot be added from outside, or the boxes shared the host network): a tool call or the project's code run by the builder could read it.",
+  none: "No model credential was configured.",
+};
 
 export function runOutputPath(runId: string): string {
   return `.forge/run-output-${runId}.md`;
@@ -147,16 +160,19 @@ const MAX_REFUSED = 30;
 function networkSection(network: RunNetwork): string[] {
   const lines = ["## Network", ""];
   const why = network.reason ? ` (${network.reason.replace(/\s+/g, " ").slice(0, 300)})` : "";
+  const credential = network.credential ? [CREDENTIAL_SENTENCE[network.credential], ""] : [];
   if (network.mode === "host") {
     lines.push(
-      `> ⚠️ The boxes shared the host network (\`FORGE_EGRESS=host\`): nothing limited what they could reach${why}. The deployment chose this; a repository cannot.`,
+      `> ⚠️ The boxes shared the host network${why || " (`FORGE_EGRESS=host`)"}: nothing limited what they could reach. The deployment chose this; a repository cannot.`,
       "",
+      ...credential,
     );
     return lines;
   }
   lines.push(
     `Every box had a network of its own with one door${why}: a proxy that let through only the hosts its phase allows, resolved the names itself, and refused private and loopback addresses not named exactly. A refused connection does not fail a step by itself.`,
     "",
+    ...credential,
     "| phase | could reach | refused |",
     "|---|---|---|",
   );

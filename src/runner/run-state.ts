@@ -16,6 +16,41 @@ export interface RunState {
   notes: string[];
   /** The setup phase's workspace and results (setup-phase.ts), once it ran. */
   setup?: SetupResults;
+  /** Connections the boxes' egress proxies refused (the run output's network section). */
+  denied?: DeniedConnection[];
+}
+
+export interface DeniedConnection {
+  phase: string;
+  role?: string;
+  host: string;
+  port: number;
+  reason: string;
+}
+
+/** The run output lists at most this many refusals; the journal keeps each box's first 50. */
+export const MAX_KEPT_DENIALS = 200;
+
+/** The `egress.denied` events among `events`, added to the state's list (capped). */
+export function keepDenials(
+  state: RunState,
+  events: ReadonlyArray<{ type: string; data: Record<string, unknown> }>,
+): boolean {
+  const found = events.filter((e) => e.type === "egress.denied");
+  if (found.length === 0) return false;
+  state.denied ??= [];
+  const list = state.denied;
+  for (const { data: d } of found) {
+    if (list.length >= MAX_KEPT_DENIALS) break;
+    list.push({
+      phase: String(d.phase),
+      ...(typeof d.role === "string" ? { role: d.role } : {}),
+      host: String(d.host),
+      port: Number(d.port),
+      reason: String(d.reason),
+    });
+  }
+  return true;
 }
 
 export async function loadRunState(runDir: string): Promise<RunState> {

@@ -1,7 +1,7 @@
 // One role step: its own workspace (placeStep), its agent warm or cold with the prompt and the
 // whole wait (runAgent), then what the runner concludes from it (step-judge.ts).
 import { join } from "node:path";
-import type { Box, ExtraBind } from "../boxes/types.js";
+import type { Box, ExtraBind, NetworkSeam } from "../boxes/types.js";
 import type { StepInput, StepResult } from "../chain/ports.js";
 import type { RunRecord } from "../chain/types.js";
 import { ROLE_GATE_VIOLATION } from "../policy/index.js";
@@ -24,6 +24,7 @@ import { diffTooLarge } from "./diff-budget.js";
 import type { LocalRunnerOptions } from "./local-runner.js";
 import { registerAgentLogin } from "./login-secrets.js";
 import { buildPrompt, LIMITS } from "./prompt.js";
+import type { RunEgress } from "./run-egress.js";
 import type { RunGit, RunGitCache } from "./run-git.js";
 import { loadRunState, type RunState, saveRunState } from "./run-state.js";
 import { judgeStep } from "./step-judge.js";
@@ -46,8 +47,16 @@ export interface StepContext {
   launchDeps: AgentLaunchDeps;
   prepareDeps: StepPrepareDeps;
   layout: LayoutBoxes;
-  boxFor(role: Role, workspace: string, home: string, extraRo: string[], binds?: ExtraBind[]): Box;
+  boxFor(
+    role: Role,
+    workspace: string,
+    home: string,
+    extraRo: string[],
+    binds?: ExtraBind[],
+    network?: NetworkSeam,
+  ): Box;
   scrubbedEnv(home: string): Record<string, string>;
+  egress: RunEgress;
   forgeArgv: string[];
   runDir(runId: string): string;
   stepDirOf(runId: string, s: StepKey): string;
@@ -257,7 +266,10 @@ async function runAgent(c: StepContext, s: StepScope, p: Placed): Promise<Ran | 
           onRefusal: (refusal) => input.progress({ role, refusal }),
           stopOnRefusal: (text) => text.includes(ROLE_GATE_VIOLATION),
         })
-        .finally(() => launched?.cleanup())
+        .finally(async () => {
+          // The door's refusals belong to this step; they never decide it (R4.6).
+          if (launched) s.events.push(...(await launched.cleanup()));
+        })
     : cancelledBeforeStart();
   await warming;
   if (opts.claudeCredentialsFile) {

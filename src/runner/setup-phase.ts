@@ -6,11 +6,12 @@
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { BoxUser } from "../boxes/box-user.js";
-import type { Box } from "../boxes/types.js";
+import type { Box, NetworkSeam } from "../boxes/types.js";
 import type { RunPreparation } from "../chain/ports.js";
 import { redactSecrets } from "../secrets/index.js";
 import { createAgentHome } from "./agent-home.js";
 import { runSetup } from "./controls-exec.js";
+import { type Door, inDoorBox } from "./egress-door.js";
 import type { RunGit } from "./run-git.js";
 import { type LayoutBoxes, layOutWorkspace } from "./step-workspace.js";
 
@@ -30,9 +31,11 @@ export interface SetupResults {
 export interface SetupPhaseDeps {
   layout: LayoutBoxes;
   boxUser?: BoxUser;
-  /** The box setup runs in: `dir` writable, `readOnly` shown, the network setup needs. */
-  setupBox(dir: string, home: string, readOnly: string[]): Box;
-  setupEnv(home: string): Record<string, string>;
+  /** The box setup runs in: `dir` writable, `readOnly` shown, behind the setup phase's door. */
+  setupBox(dir: string, home: string, readOnly: string[], network: NetworkSeam): Box;
+  /** The setup phase's door: the package registries and the hosts the config adds. */
+  setupDoor(): Promise<Door>;
+  setupEnv(home: string): Promise<Record<string, string>>;
   forge: string[];
   timeoutMs: number;
 }
@@ -60,13 +63,15 @@ export async function runSetupPhase(
   const before = new Set(await readdir(ws));
   const started = Date.now();
   await createAgentHome({ home, ...(d.boxUser ? { user: d.boxUser } : {}) });
-  const r = await runSetup(o.commands, {
-    box: d.setupBox(ws, home, [g.repos.agents]),
-    workspace: ws,
-    env: d.setupEnv(home),
-    forge: d.forge,
-    timeoutMs: d.timeoutMs,
-  });
+  const env = await d.setupEnv(home);
+  const denied: Array<{ type: string; data: Record<string, unknown> }> = [];
+  const r = await inDoorBox(
+    d.setupDoor,
+    (network) => d.setupBox(ws, home, [g.repos.agents], network),
+    denied,
+    (box) =>
+      runSetup(o.commands, { box, workspace: ws, env, forge: d.forge, timeoutMs: d.timeoutMs }),
+  );
   const results = r.ok ? await newDirectories(ws, before) : [];
   const events = [
     {
@@ -79,12 +84,13 @@ export async function runSetupPhase(
         ...(r.failed ? { failed: r.failed } : {}),
       },
     },
+    ...denied,
   ];
   if (!r.ok) {
     const tail = (await redactSecrets(r.output.trim().slice(-1500))).text;
     return {
       ok: false,
-      reasons: [`setup command failed: ${r.failed ?? "setup"}`, tail],
+      reasons: [`setup command failed: ${r.failed ?? "setup"}`, ...refusedHosts(denied), tail],
       events,
     };
   }
@@ -111,4 +117,20 @@ async function newDirectories(ws: string, before: Set<string>): Promise<string[]
     if (st?.isDirectory()) out.push(name);
   }
   return out.sort();
+}
+
+/**
+ * The hosts the proxy refused, as one reason: a setup that failed because its registry was not
+ * allowed names the host and the fix.
+ */
+export function refusedHosts(
+  denied: ReadonlyArray<{ type: string; data: Record<string, unknown> }>,
+): string[] {
+  const targets = [
+    ...new Set(denied.map((e) => `${String(e.data.host)}:${String(e.data.port)}`)),
+  ].slice(0, 5);
+  if (targets.length === 0) return [];
+  return [
+    `the egress proxy refused ${targets.join(", ")} — if setup needs it, add it to network.setup in .github/forge.yml (or FORGE_EGRESS_SETUP for every repository)`,
+  ];
 }

@@ -108,7 +108,10 @@ async function checkBuilder(c: StepContext, s: StepScope, r: Ran): Promise<strin
   const { home, settingsFile } = r.prepared;
   const checked = await checkBuilderWork({
     work: {
-      box: c.boxFor(role, r.ws.dir, home, [settingsFile, s.g.repos.agents]),
+      // Committing and bundling the builder's work needs no network at all.
+      box: c.boxFor(role, r.ws.dir, home, [settingsFile, s.g.repos.agents], undefined, {
+        mode: "none",
+      }),
       ws: r.ws.dir,
       env: c.scrubbedEnv(home),
       repos: s.g.repos,
@@ -124,9 +127,22 @@ async function checkBuilder(c: StepContext, s: StepScope, r: Ran): Promise<strin
     ...(opts.verifyTimeoutMs !== undefined ? { verifyTimeoutMs: opts.verifyTimeoutMs } : {}),
     layout: c.layout,
     controlsDir: join(s.stepDir, "controls"),
-    controlsBox: (dir, h, extra = [], binds) => c.boxFor(role, dir, h, extra, binds),
+    controlsBox: (dir, h, extra, binds, network) => c.boxFor(role, dir, h, extra, binds, network),
     ...(s.state.setup ? { setup: s.state.setup } : {}),
-    setupBox: (dir, h) => c.boxFor(role, dir, h, []),
+    setupBox: (dir, h, network) => c.boxFor(role, dir, h, [], undefined, network),
+    door: async (phase) => {
+      const rules = await c.egress.phaseRules();
+      return c.egress.door({
+        phase,
+        role,
+        index: s.input.index,
+        rules: phase === "setup" ? rules.setup : rules.controls,
+      });
+    },
+    setupEnv: async (home) => ({
+      ...c.scrubbedEnv(home),
+      ...(await c.egress.phaseRules()).setupEnv,
+    }),
     controlsEnv: c.scrubbedEnv,
     forge: c.forgeArgv,
     state: s.state,

@@ -203,14 +203,15 @@ describe("bwrap box (R7.1)", () => {
       expect(d.notes.join(" ")).toMatch(/shares the host network/);
     });
 
-    it("proxy mode: no network, only the socket bound in (proxy itself not provided)", () => {
+    it("proxy mode: no network, only the socket bound in", () => {
       const sock = join(base, "egress.sock");
       writeFileSync(sock, "");
       const b = box({ network: { mode: "proxy", proxySocket: sock } });
       const args = b.wrap({ command: "/bin/true", args: [], cwd: workspace, env: {} }).args;
       expect(args).toContain("--unshare-net");
       expect(args.join(" ")).toContain(`--bind ${sock} /run/forge/egress.sock`);
-      expect(b.describe().notes.join(" ")).toMatch(/not provided yet/);
+      expect(b.describe().network).toBe("proxy");
+      expect(b.describe().notes.join(" ")).toMatch(/only way out is forgechain's egress proxy/);
     });
   });
 

@@ -14,6 +14,7 @@ const input = {
     security: { run: "scan", advisory: true },
   },
   settings: "abc",
+  network: "proxy",
 };
 const proof = (facts: Record<string, string>, ok = true): BoxProof => ({
   boxKey: "bwrap:/r",

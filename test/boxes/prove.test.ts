@@ -106,6 +106,7 @@ describe("forge box prove (R7.2)", () => {
         validate: opts.validate,
         claudeBinary: CLAUDE,
         settingsFor: opts.settingsFor,
+        network: "host",
       };
       expect(await measureProofFacts(current)).toEqual(report.facts);
       const changed = await measureProofFacts({

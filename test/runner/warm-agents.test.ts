@@ -28,8 +28,9 @@ function fakeAgent(opts: { exited?: boolean } = {}): Fake {
       wait: async () => ({ exitCode: null, signal: "SIGKILL" }) as AgentProcessResult,
     },
     invocation: { command: "claude", args: [], readOnlyEnforcement: "none", notes: [] },
-    cleanup: () => {
+    cleanup: async () => {
       cleaned = true;
+      return [];
     },
   };
   return {

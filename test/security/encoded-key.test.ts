@@ -4,6 +4,10 @@
 // hex or percent-encoded — into a file the runner commits.
 // Property: a known secret is found in any encoding — nothing carrying the key in any form
 // reaches the origin, and the run does not PASS.
+// Under egress control the key never enters a box (test/security/egress-chain.test.ts), so the
+// builder's code has nothing to leak; these chains run with the deployment's opt-out
+// (FORGE_EGRESS=host), where the key is in the box, to keep the scan — the second line of
+// defence — proved.
 import { describe, expect, it } from "vitest";
 import { useModelServer, withRole } from "../runner/chain-helpers.js";
 import {
@@ -53,7 +57,7 @@ describe("known secrets are found in any encoding (attack 5)", () => {
       const r = await runAttack(
         server,
         withRole("builder", builderRunsTestSh(leakScript(ENCODERS[name] ?? "cat"))),
-        { env: { ANTHROPIC_API_KEY: key } },
+        { env: { ANTHROPIC_API_KEY: key, FORGE_EGRESS: "host" } },
       );
       try {
         // The attack was tried: the builder's code had the key and wrote it.

@@ -1,10 +1,11 @@
 // `forge box prove` (R7.2). setup:/validate: are the repository's own, resolved from
 // .github/forge.yml on its default branch with the stack presets — exactly what a run runs —
 // unless flags name them; the proof is stored in the journal under FORGE_HOME.
-import { mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
+import { resolveBoxUser } from "../../boxes/box-user.js";
 import { ownWorkDeclared } from "../../boxes/create-box.js";
 import type { ValidateControl } from "../../boxes/proof-facts.js";
 import { type ProveReport, prove } from "../../boxes/prove.js";
@@ -12,6 +13,7 @@ import type { ProveCheck } from "../../boxes/prove-types.js";
 import { ConfigError, formatIssue, loadProfiles, type ResolvedConfig } from "../../policy/index.js";
 import { loadRepoPolicy } from "../../policy/repo-policy.js";
 import { resolveClaudeBinary } from "../../providers/claude.js";
+import { proveDoors } from "../../runner/prove-doors.js";
 import { openJournal } from "../../store/sqlite-journal.js";
 import { installRoot } from "../install-root.js";
 import { type ProofInputs, proofInputs, runSettings } from "../local/box-gate.js";
@@ -24,7 +26,7 @@ interface ProveFlags {
   setup: string[];
   validate: string[];
   advisory: string[];
-  network: string;
+  network?: string;
   json?: boolean;
   store: boolean;
 }
@@ -56,7 +58,11 @@ export function registerBox(program: Command): void {
       [],
     )
     .option("--advisory <name>", "mark a validate: control advisory (repeatable)", collect, [])
-    .option("--network <mode>", "host | none (the egress proxy of R4.6 is not built yet)", "host")
+    .option(
+      "--network <mode>",
+      "prove other boxes than runs get: host (the host network) | none (no network); default: " +
+        "the boxes runs get (the egress proxy, unless the deployment set FORGE_EGRESS=host)",
+    )
     .option("--no-store", "do not record the proof in the journal")
     .option("--json", "print the report as JSON")
     .action(async (flags: ProveFlags) => {
@@ -67,7 +73,7 @@ export function registerBox(program: Command): void {
           `--box ${flags.box}: box prove runs bwrap or worktree here (container needs an engine)`,
         );
       }
-      if (flags.network !== "host" && flags.network !== "none")
+      if (flags.network !== undefined && flags.network !== "host" && flags.network !== "none")
         throw new UsageError(`--network ${flags.network}: host or none`);
       const root = installRoot();
       const inputs =
@@ -95,7 +101,19 @@ export function registerBox(program: Command): void {
           claudeBinary: resolveClaudeBinary(root),
           env: process.env,
           ownWork: ownWorkDeclared(process.env),
-          network: { mode: flags.network },
+          network: { mode: (flags.network as "host" | "none" | undefined) ?? "host" },
+          ...(flags.network === undefined
+            ? {
+                doors: await proveDoors({
+                  hostEnv: process.env,
+                  boxKind: flags.box,
+                  boxUser: resolveBoxUser(process.env),
+                  installRoot: root,
+                  config: inputs.config,
+                  loginFile: existsSync(join(homedir(), ".claude", ".credentials.json")),
+                }),
+              }
+            : {}),
           // The boxes runs use: the toolbox from this install root (never the root whole).
           installRoot: root,
           // R6.4: gate.key and the journal never enter a box; nor the deployment's own .env.

@@ -2,6 +2,7 @@
 // it. `forge run` proves the box when the proof is missing or stale and stops if the proof
 // fails; queued work (the App) is refused instead, naming the fact that changed.
 import { join } from "node:path";
+import { resolveBoxUser } from "../../boxes/box-user.js";
 import {
   boxKeyFor,
   isProofValid,
@@ -23,6 +24,7 @@ import {
 import { resolveClaudeBinary } from "../../providers/claude.js";
 import type { Role } from "../../roles/role-names.js";
 import { effectiveSettings, shellQuote } from "../../roles/settings.js";
+import { proofNetwork, proveDoors } from "../../runner/prove-doors.js";
 
 export interface ProofInputs {
   setup: string[];
@@ -73,6 +75,7 @@ export async function currentValidity(opts: BoxGateOptions): Promise<ProofValidi
     ...inputs,
     claudeBinary: resolveClaudeBinary(opts.root),
     settingsFor: (role) => runSettings(role, opts.root, opts.config),
+    network: proofNetwork(opts.env, opts.box),
   });
   return isProofValid(await opts.store.latestProof(boxKeyFor(opts.box, opts.repo)), facts);
 }
@@ -88,6 +91,14 @@ export async function proveBox(opts: BoxGateOptions): Promise<ProveReport> {
     env: opts.env,
     ownWork: opts.ownWork,
     network: { mode: "host" },
+    doors: await proveDoors({
+      hostEnv: opts.env,
+      boxKind: opts.box,
+      boxUser: resolveBoxUser(opts.env),
+      installRoot: opts.root,
+      config: opts.config,
+      loginFile: opts.loginFile !== undefined,
+    }),
     installRoot: opts.root,
     denyPaths: [opts.forgeHome, join(opts.root, ".env")],
     store: opts.store,
