@@ -19,7 +19,7 @@ import { buildSnapshotContent } from "../src/runner/snapshot-content.js";
 import { type Script, startModelServer } from "../src/scripted-model/server.js";
 
 /** Every role answers at once with its structured output: the chain's own overhead. */
-function instantScript(): Script {
+export function instantScript(): Script {
   const demo = demoScript();
   return {
     ...demo,
@@ -80,12 +80,13 @@ async function projectRepo(root: string, name: string, repo: string): Promise<vo
   }
 }
 
-async function benchWith(
+export async function benchWith(
   script: Script,
   runs: number,
   builderEdits: boolean,
   project?: string,
-): Promise<object> {
+  extraEnv: Record<string, string> = {},
+): Promise<{ chain_ms_median: number } & Record<string, unknown>> {
   const root = installRoot();
   const server = await startModelServer(script);
   const times: number[] = [];
@@ -113,6 +114,7 @@ async function benchWith(
             PATH: process.env.PATH,
             ANTHROPIC_BASE_URL: server.url,
             ANTHROPIC_API_KEY: "forge-bench-not-a-real-key",
+            ...extraEnv,
           },
           box: "bwrap",
           ownWork: false,

@@ -4,6 +4,7 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { benchBox } from "./box.js";
 import { benchChain } from "./chain.js";
+import { benchEgress } from "./egress.js";
 import { benchGuard } from "./guard.js";
 import { benchJournal } from "./journal.js";
 
@@ -18,6 +19,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ["box", () => benchBox()],
   ["journal", () => benchJournal()],
   ["chain", () => benchChain()],
+  ["egress", () => benchEgress()],
 ];
 try {
   // Optional until the webhook bench lands; a variable specifier keeps tsc from requiring it.

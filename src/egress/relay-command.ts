@@ -16,6 +16,12 @@ export interface RelayCommandOptions {
   node: string;
   /** dist/egress-relay.cjs of the install root (the toolbox shows dist/). */
   relayScript: string;
+  /**
+   * The relay in perl (bin/forge-egress-relay.pl, run by Debian's essential perl-base, as the
+   * box sees them): it starts in a few milliseconds where node's costs ≈ 40 ms of CPU per box
+   * (measured, docs/decisions.md). Absent: node's relay, which the command waits for.
+   */
+  perl?: { perl: string; script: string };
 }
 
 export function relayCommand(o: RelayCommandOptions): { command: string; args: string[] } {
@@ -43,6 +49,15 @@ export function withRelay(
   o: RelayCommandOptions,
 ): { command: string; args: string[] } {
   const relay = relayCommand(o);
+  if (o.perl) {
+    for (const p of [o.perl.perl, o.perl.script]) {
+      if (!isAbsolute(p)) throw new Error(`relay path "${p}" is not absolute`);
+    }
+    return {
+      command: o.perl.perl,
+      args: [o.perl.script, String(o.port), o.socketInBox, cmd.command, ...cmd.args],
+    };
+  }
   const [script, port, socket] = relay.args;
   const line =
     'r=$("$1" "$2" "$3" "$4" 3 3>&1 >/dev/null 2>&1 </dev/null &); ' +

@@ -5,7 +5,7 @@
 // processes get the proxy variables. Every refusal becomes an `egress.denied` event of the phase.
 // Under FORGE_EGRESS=host, or in a box kind without the proxy (container, worktree), the door
 // is the host network, and the run says so.
-import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { BoxUser } from "../boxes/box-user.js";
 import { PROXY_SOCKET_IN_BOX } from "../boxes/network.js";
@@ -15,6 +15,9 @@ import type { GatewayOptions } from "../egress/gateway.js";
 import { type EgressDenial, startEgressProxy } from "../egress/proxy.js";
 import { proxyEnv, RELAY_PORT_IN_BOX, withRelay } from "../egress/relay-command.js";
 import { EGRESS_DENIED_EVENT, type EgressMode, type EgressPhase } from "../policy/index.js";
+
+/** perl for the in-box relay (bin/forge-egress-relay.pl), when the host has it. */
+const PERL = ["/usr/bin/perl", "/bin/perl"].find((p) => existsSync(p));
 
 /** At most this many `egress.denied` events per box; the rest are counted in the last one. */
 export const MAX_DENIED_EVENTS = 50;
@@ -82,6 +85,10 @@ export async function openDoor(deps: DoorDeps, spec: DoorSpec): Promise<Door> {
     socketInBox: PROXY_SOCKET_IN_BOX,
     node: process.execPath,
     relayScript: join(deps.installRoot, "dist", "egress-relay.cjs"),
+    // The box shows the host's /usr: the relay runs in Debian's essential perl-base when there.
+    ...(PERL
+      ? { perl: { perl: PERL, script: join(deps.installRoot, "bin", "forge-egress-relay.pl") } }
+      : {}),
   };
   let closed: Promise<Array<{ type: string; data: Record<string, unknown> }>> | undefined;
   return {

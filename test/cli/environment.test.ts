@@ -23,8 +23,12 @@ const COVERED: Record<string, string[]> = {
   FORGE_OWN_WORK: ["test/boxes/prove.test.ts"],
   FORGE_VERIFY_TIMEOUT: ["test/cli/environment.test.ts", "test/guard/stop-verify.test.ts"],
   FORGE_IDLE_TIMEOUT: ["test/cli/no-hang.test.ts", "test/runner/agent-process.test.ts"],
-  FORGE_EGRESS: ["test/policy/egress-env.test.ts"],
-  FORGE_EGRESS_SETUP: ["test/policy/egress-env.test.ts"],
+  FORGE_EGRESS: [
+    "test/policy/egress-env.test.ts",
+    "test/cli/environment.test.ts",
+    "test/runner/egress-door.test.ts",
+  ],
+  FORGE_EGRESS_SETUP: ["test/policy/egress-env.test.ts", "test/cli/environment.test.ts"],
   FORGE_EGRESS_CONTROLS: ["test/policy/egress-env.test.ts"],
 };
 
@@ -116,6 +120,26 @@ describe("the variables themselves", () => {
     });
     expect(verify.code).toBe(2);
     expect(verify.stderr).toMatch(/FORGE_VERIFY_TIMEOUT="0" is not a positive number of seconds/);
+  });
+
+  it("FORGE_EGRESS and FORGE_EGRESS_SETUP that cannot be read stop the run, naming them", async () => {
+    const s = box();
+    const repo = await demoRepo(s);
+    const env = { ...s.env, ANTHROPIC_API_KEY: "sk-ant-forge-test-not-a-real-key" };
+    const mode = await forge(["run", "--repo", repo, "--task", "x"], {
+      ...env,
+      FORGE_EGRESS: "off",
+    });
+    expect(mode.code).toBe(2);
+    expect(mode.stderr).toMatch(/FORGE_EGRESS="off" is not a network mode/);
+    const setup = await forge(["run", "--repo", repo, "--task", "x"], {
+      ...env,
+      FORGE_EGRESS_SETUP: "https://registry.example.com/simple",
+    });
+    expect(setup.code).toBe(2);
+    expect(setup.stderr).toMatch(
+      /FORGE_EGRESS_SETUP: .* is a URL.*write the host only: registry\.example\.com/,
+    );
   });
 
   it("FORGE_VERIFY_TIMEOUT: a scripts/verify.sh slower than it fails the builder as timed out", async () => {

@@ -82,16 +82,25 @@ function lookup(name) {
   out.resolvConf = fs.existsSync("/etc/resolv.conf")
     ? fs.readFileSync("/etc/resolv.conf", "utf8")
     : null;
+  // The relays listening in the box: node's, or perl's (not its per-connection children,
+  // whose parent is the listening relay; a keep-alive connection may still have one).
+  const isRelay = (p) => {
+    try {
+      const argv = fs.readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0");
+      return /egress-relay\.(cjs|pl)$/.test(argv[1] ?? "");
+    } catch {
+      return false;
+    }
+  };
+  const parentOf = (p) => {
+    try {
+      return fs.readFileSync(`/proc/${p}/stat`, "utf8").replace(/^.*\) /, "").split(" ")[1];
+    } catch {
+      return "";
+    }
+  };
   out.relays = fs
     .readdirSync("/proc")
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        const argv = fs.readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0");
-        return (argv[1] ?? "").endsWith("egress-relay.cjs");
-      } catch {
-        return false;
-      }
-    }).length;
+    .filter((p) => /^\d+$/.test(p) && isRelay(p) && !isRelay(parentOf(p))).length;
   process.stdout.write(`${JSON.stringify(out)}\n`);
 })();

@@ -22,6 +22,7 @@ import { type Canary, type ProxyUnderTest, startCanary, startProxy } from "./egr
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BUILT_RELAY = join(ROOT, "dist", "egress-relay.cjs");
+const BUILT_PERL_RELAY = join(ROOT, "bin", "forge-egress-relay.pl");
 const NODE = process.execPath;
 const PATH = "/usr/local/bin:/usr/bin:/bin";
 const REAL_KEY = fake.anthropicKey();
@@ -35,6 +36,8 @@ let workspace: string;
 let home: string;
 /** A copy of the relay under a path unique to this test: the host can tell its process apart. */
 let relayScript: string;
+/** The same for perl's relay. */
+let perlRelay: string;
 let canary: Canary;
 let px: ProxyUnderTest;
 let model: Server;
@@ -55,6 +58,8 @@ beforeEach(async () => {
   chmodSync(tools, 0o755);
   relayScript = join(tools, "egress-relay.cjs");
   copyFileSync(BUILT_RELAY, relayScript);
+  perlRelay = join(tools, "forge-egress-relay.pl");
+  copyFileSync(BUILT_PERL_RELAY, perlRelay);
   copyFileSync(join(import.meta.dirname, "box-probe.cjs"), join(workspace, "probe.cjs"));
   await handToBox(workspace, USER);
   await handToBox(home, USER);
@@ -79,7 +84,10 @@ afterEach(async () => {
   t.cleanup();
 });
 
-function boxed(command: string, args: string[], timeoutMs = 30_000, relay = relayScript) {
+/** Which relay: node's (the command waits for it), or perl's (its port listens first). */
+let perl: string | undefined;
+
+function boxed(command: string, args: string[], timeoutMs = 30_000, relay?: string) {
   const box = createBox("bwrap", {
     workspace,
     home,
@@ -90,7 +98,13 @@ function boxed(command: string, args: string[], timeoutMs = 30_000, relay = rela
   });
   const cmd = withRelay(
     { command, args },
-    { port: RELAY_PORT_IN_BOX, socketInBox: PROXY_SOCKET_IN_BOX, node: NODE, relayScript: relay },
+    {
+      port: RELAY_PORT_IN_BOX,
+      socketInBox: PROXY_SOCKET_IN_BOX,
+      node: NODE,
+      relayScript: perl ? relayScript : (relay ?? relayScript),
+      ...(perl ? { perl: { perl, script: relay ?? perlRelay } } : {}),
+    },
   );
   return execInBox(
     box,
@@ -109,96 +123,116 @@ function relaysOnHost(): number {
     .filter((p) => /^\d+$/.test(p))
     .filter((p) => {
       try {
-        return readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")[1] === relayScript;
+        const arg = readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")[1];
+        return arg === relayScript || arg === perlRelay;
       } catch {
         return false;
       }
     }).length;
 }
 
-describe("the relay in a bwrap box with its own network namespace", () => {
-  it("reaches the allowed canary and the model only through the door; nothing else gets out", async () => {
-    const r = await boxed(NODE, ["probe.cjs", String(canary.port)]);
-    expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout);
-    // Through the relay and the proxy: plain HTTP and a CONNECT tunnel to the allowed canary.
-    expect(out.plain).toEqual({ status: 200, body: "canary /plain" });
-    expect(out.tunnel.status).toBe(200);
-    expect(out.tunnel.body).toMatch(/canary \/tunnel$/);
-    expect(canary.connections).toBe(2);
-    // Refused by the proxy, and journaled.
-    expect(out.deniedTunnel.status).toBe(403);
-    expect(out.deniedName.status).toBe(403);
-    expect(px.proxy.denials().map((d) => `${d.host}:${d.port}`)).toEqual([
-      `127.0.0.1:${canary.port + 1}`,
-      "exfil.example.net:443",
-    ]);
-    // The model through the gateway: the endpoint saw the real key, the box only a placeholder.
-    expect(out.model.status).toBe(200);
-    expect(modelSeen[0]?.["x-api-key"]).toBe(REAL_KEY);
-    expect(r.stdout).not.toContain(REAL_KEY);
-    // No way around the door: the box's loopback is its own, there is no route out, no resolver.
-    expect(out.directCanary.error).toBe("ECONNREFUSED");
-    expect(out.directPublic.error).toBe("ENETUNREACH");
-    expect(out.lookup.error).toMatch(/^(EAI_AGAIN|ENOTFOUND|ECONNREFUSED)$/);
-    expect(out.lookup.ms).toBeLessThan(1000);
-    expect(out.localhost.address).toBe("127.0.0.1");
-    expect(out.resolvConf).toBeNull();
-    expect(canary.connections).toBe(2);
-    expect(out.relays).toBe(1);
-  });
+const STARTS: Array<[string, string | undefined]> = [
+  ["node, waited for", undefined],
+  // Debian's perl-base is essential; elsewhere the runner falls back to node alone.
+  ...(existsSync("/usr/bin/perl")
+    ? [["perl", "/usr/bin/perl"] as [string, string]]
+    : []),
+];
 
-  it("the relay ends with the box: after a normal exit and after the box is killed", async () => {
-    const ok = await boxed("/bin/sh", ["-c", "exit 3"]);
-    expect(ok.code, ok.stderr).toBe(3);
-    expect(relaysOnHost()).toBe(0);
-    const killed = await boxed("/bin/sh", ["-c", "sleep 30"], 1500);
-    expect(killed.timedOut).toBe(true);
-    // The kill reaches the box's PID-namespace init; the kernel then ends everything in it.
-    for (let i = 0; i < 50 && relaysOnHost() > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(relaysOnHost()).toBe(0);
-  });
+describe.each(STARTS)(
+  "the relay (%s) in a bwrap box with its own network namespace",
+  (_how, how) => {
+    beforeEach(() => {
+      perl = how;
+    });
 
-  it("the command starts only once the relay listens (its first connection does not race)", async () => {
-    // The box's very first instruction reads the box's own socket table: the relay's port must
-    // already be listening (state 0A). cat starts in a millisecond, node in tens: without the
-    // wait the port would not be there yet.
-    const r = await boxed("/bin/cat", ["/proc/net/tcp"]);
-    const port = RELAY_PORT_IN_BOX.toString(16).toUpperCase().padStart(4, "0");
-    expect(r.stdout).toMatch(new RegExp(`^\\s*\\d+: 0100007F:${port} 00000000:0000 0A `, "m"));
-  });
-
-  it("a relay that cannot start stops the box with a message instead of running the command", async () => {
-    const r = await boxed("/bin/echo", ["ran"], 30_000, "/nonexistent/egress-relay.cjs");
-    expect(r.code).toBe(126);
-    expect(r.stdout).not.toContain("ran");
-    expect(r.stderr).toMatch(/the egress relay did not start/);
-  });
-
-  it.skipIf(!hasCurl())(
-    "curl in the box: http_proxy and HTTPS_PROXY work, a direct request does not",
-    async () => {
-      const script = [
-        `curl -sS -m 5 http://127.0.0.1:${canary.port}/curl-plain; echo " plain=$?"`,
-        `curl -sS -m 5 -p http://127.0.0.1:${canary.port}/curl-tunnel; echo " tunnel=$?"`,
-        `curl -sS -m 5 --noproxy '*' http://127.0.0.1:${canary.port}/direct; echo " direct=$?"`,
-        `curl -sS -m 5 -o /dev/null -p http://exfil.example.net/; echo " denied=$?"`,
-      ].join("; ");
-      // NO_PROXY keeps 127.0.0.1 in the box for the project's own servers; for this probe only the
-      // canary's address must go through the proxy.
-      const r = await boxed("/bin/sh", [
-        "-c",
-        `NO_PROXY= no_proxy= ; export NO_PROXY no_proxy; ${script}`,
+    it("reaches the allowed canary and the model only through the door; nothing else gets out", async () => {
+      const r = await boxed(NODE, ["probe.cjs", String(canary.port)]);
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout);
+      // Through the relay and the proxy: plain HTTP and a CONNECT tunnel to the allowed canary.
+      expect(out.plain).toEqual({ status: 200, body: "canary /plain" });
+      expect(out.tunnel.status).toBe(200);
+      expect(out.tunnel.body).toMatch(/canary \/tunnel$/);
+      expect(canary.connections).toBe(2);
+      // Refused by the proxy, and journaled.
+      expect(out.deniedTunnel.status).toBe(403);
+      expect(out.deniedName.status).toBe(403);
+      expect(px.proxy.denials().map((d) => `${d.host}:${d.port}`)).toEqual([
+        `127.0.0.1:${canary.port + 1}`,
+        "exfil.example.net:443",
       ]);
-      expect(r.stdout).toMatch(/canary \/curl-plain plain=0/);
-      expect(r.stdout).toMatch(/canary \/curl-tunnel tunnel=0/);
-      expect(r.stdout).toMatch(/direct=7/);
-      expect(r.stdout).toMatch(/denied=56/);
-      expect(r.stderr).toMatch(/CONNECT tunnel failed, response 403/);
-      expect(px.proxy.denials().map((d) => d.host)).toEqual(["exfil.example.net"]);
-    },
-  );
-});
+      // The model through the gateway: the endpoint saw the real key, the box only a placeholder.
+      expect(out.model.status).toBe(200);
+      expect(modelSeen[0]?.["x-api-key"]).toBe(REAL_KEY);
+      expect(r.stdout).not.toContain(REAL_KEY);
+      // No way around the door: the box's loopback is its own, there is no route out, no resolver.
+      expect(out.directCanary.error).toBe("ECONNREFUSED");
+      expect(out.directPublic.error).toBe("ENETUNREACH");
+      expect(out.lookup.error).toMatch(/^(EAI_AGAIN|ENOTFOUND|ECONNREFUSED)$/);
+      expect(out.lookup.ms).toBeLessThan(1000);
+      expect(out.localhost.address).toBe("127.0.0.1");
+      expect(out.resolvConf).toBeNull();
+      expect(canary.connections).toBe(2);
+      expect(out.relays).toBe(1);
+    });
+
+    it("the relay ends with the box: after a normal exit and after the box is killed", async () => {
+      const ok = await boxed("/bin/sh", ["-c", "exit 3"]);
+      expect(ok.code, ok.stderr).toBe(3);
+      // The box's init ends everything left in its PID namespace as it exits.
+      for (let i = 0; i < 50 && relaysOnHost() > 0; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(relaysOnHost()).toBe(0);
+      const killed = await boxed("/bin/sh", ["-c", "sleep 30"], 1500);
+      expect(killed.timedOut).toBe(true);
+      // The kill reaches the box's PID-namespace init; the kernel then ends everything in it.
+      for (let i = 0; i < 50 && relaysOnHost() > 0; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(relaysOnHost()).toBe(0);
+    });
+
+    it("the command starts only once the relay's port listens (its first connection does not race)", async () => {
+      // The box's very first instruction reads the box's own socket table: the relay's port must
+      // already be listening (state 0A). cat starts in a millisecond, node in tens: without the
+      // wait the port would not be there yet.
+      const r = await boxed("/bin/cat", ["/proc/net/tcp"]);
+      const port = RELAY_PORT_IN_BOX.toString(16).toUpperCase().padStart(4, "0");
+      expect(r.stdout).toMatch(new RegExp(`^\\s*\\d+: 0100007F:${port} 00000000:0000 0A `, "m"));
+    });
+
+    it("a relay that cannot start stops the box with a message instead of running the command", async () => {
+      const r = await boxed("/bin/echo", ["ran"], 30_000, "/nonexistent/egress-relay");
+      expect(r.code).not.toBe(0);
+      expect(r.stdout).not.toContain("ran");
+      expect(r.stderr).toMatch(perl ? /Can't open perl script/ : /the egress relay did not start/);
+    });
+
+    it.skipIf(!hasCurl())(
+      "curl in the box: http_proxy and HTTPS_PROXY work, a direct request does not",
+      async () => {
+        const script = [
+          `curl -sS -m 5 http://127.0.0.1:${canary.port}/curl-plain; echo " plain=$?"`,
+          `curl -sS -m 5 -p http://127.0.0.1:${canary.port}/curl-tunnel; echo " tunnel=$?"`,
+          `curl -sS -m 5 --noproxy '*' http://127.0.0.1:${canary.port}/direct; echo " direct=$?"`,
+          `curl -sS -m 5 -o /dev/null -p http://exfil.example.net/; echo " denied=$?"`,
+        ].join("; ");
+        // NO_PROXY keeps 127.0.0.1 in the box for the project's own servers; for this probe only the
+        // canary's address must go through the proxy.
+        const r = await boxed("/bin/sh", [
+          "-c",
+          `NO_PROXY= no_proxy= ; export NO_PROXY no_proxy; ${script}`,
+        ]);
+        expect(r.stdout).toMatch(/canary \/curl-plain plain=0/);
+        expect(r.stdout).toMatch(/canary \/curl-tunnel tunnel=0/);
+        expect(r.stdout).toMatch(/direct=7/);
+        expect(r.stdout).toMatch(/denied=56/);
+        expect(r.stderr).toMatch(/CONNECT tunnel failed, response 403/);
+        expect(px.proxy.denials().map((d) => d.host)).toEqual(["exfil.example.net"]);
+      },
+    );
+  },
+);
 
 function hasCurl(): boolean {
   try {

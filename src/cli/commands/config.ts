@@ -7,6 +7,8 @@ import {
   resolvedConfigJson,
 } from "../../policy/config-report.js";
 import { type ConfigSource, readConfigSource } from "../../policy/config-source.js";
+import { DEFAULT_DEPLOYMENT } from "../../policy/deployment.js";
+import { withDeploymentEgress } from "../../policy/egress-env.js";
 import { ExplainError, explain, formatExplanation } from "../../policy/explain.js";
 import { FORGE_CONFIG_PATH } from "../../policy/forge-config-schema.js";
 import { ConfigError, type ConfigIssue, formatIssue } from "../../policy/issues.js";
@@ -84,7 +86,8 @@ async function load(options: ConfigOptions): Promise<Loaded> {
   const git = gitRunnerIn(repoDir);
   try {
     const profiles = loadProfiles(join(installRoot(), "profiles"));
-    return { ok: true, ...(await loadRepoPolicy(repoDir, { git, profiles })) };
+    const deployment = withDeploymentEgress(DEFAULT_DEPLOYMENT, process.env);
+    return { ok: true, ...(await loadRepoPolicy(repoDir, { git, profiles, deployment })) };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     // Say where the config was read from even when it is refused.

@@ -5,7 +5,13 @@ import { join } from "node:path";
 import { harnessFact } from "../../boxes/proof-current.js";
 import type { BoxKind } from "../../boxes/types.js";
 import type { TaskInput } from "../../chain/types.js";
-import { ConfigError, formatIssue, loadProfiles } from "../../policy/index.js";
+import {
+  ConfigError,
+  DEFAULT_DEPLOYMENT,
+  formatIssue,
+  loadProfiles,
+  withDeploymentEgress,
+} from "../../policy/index.js";
 import { loadRepoPolicy, type RepoPolicy } from "../../policy/repo-policy.js";
 import { resolveClaudeBinary } from "../../providers/claude.js";
 import type { ProviderName } from "../../providers/types.js";
@@ -14,7 +20,7 @@ import { gitLine } from "../../runner/git.js";
 import { buildSnapshotContent } from "../../runner/snapshot-content.js";
 import type { SqliteJournal } from "../../store/sqlite-journal.js";
 import { ensureBoxProof } from "./box-gate.js";
-import { cliRunnerLimits as runnerLimits } from "./cli-limits.js";
+import { cliEgressCheck, cliRunnerLimits as runnerLimits } from "./cli-limits.js";
 import { checkModelEndpoint } from "./endpoint-check.js";
 import { gitRunnerIn } from "./git-runner.js";
 import { driveLocal, type LocalRunResult } from "./local-drive.js";
@@ -80,11 +86,14 @@ export async function prepareLocal(
     if (!input.json) input.out.write(s);
   };
   runnerLimits(input.env); // a bad FORGE_IDLE_TIMEOUT / FORGE_VERIFY_TIMEOUT stops it here
+  cliEgressCheck(input.env); // and a bad FORGE_EGRESS / FORGE_EGRESS_SETUP / _CONTROLS
   let policy: RepoPolicy;
   try {
     policy = await loadRepoPolicy(input.repo, {
       git: gitRunnerIn(input.repo),
       profiles: loadProfiles(join(input.root, "profiles")),
+      // FORGE_EGRESS_SETUP / _CONTROLS: the deployment's hosts, first in every list.
+      deployment: withDeploymentEgress(DEFAULT_DEPLOYMENT, input.env),
     });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
