@@ -94,7 +94,10 @@ function lookup(name) {
   };
   const parentOf = (p) => {
     try {
-      return fs.readFileSync(`/proc/${p}/stat`, "utf8").replace(/^.*\) /, "").split(" ")[1];
+      return fs
+        .readFileSync(`/proc/${p}/stat`, "utf8")
+        .replace(/^.*\) /, "")
+        .split(" ")[1];
     } catch {
       return "";
     }

@@ -134,9 +134,7 @@ function relaysOnHost(): number {
 const STARTS: Array<[string, string | undefined]> = [
   ["node, waited for", undefined],
   // Debian's perl-base is essential; elsewhere the runner falls back to node alone.
-  ...(existsSync("/usr/bin/perl")
-    ? [["perl", "/usr/bin/perl"] as [string, string]]
-    : []),
+  ...(existsSync("/usr/bin/perl") ? [["perl", "/usr/bin/perl"] as [string, string]] : []),
 ];
 
 describe.each(STARTS)(
