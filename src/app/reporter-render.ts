@@ -9,6 +9,7 @@ import {
   codeSpan,
   egressSummary,
   groupDenials,
+  hostNetworkSentence,
   verifyInputsNotice,
   verifyInputsTouched,
 } from "../policy/index.js";
@@ -169,7 +170,7 @@ function networkNote(events: readonly RunEvent[]): string | null {
   const { mode, denied } = egressSummary(events);
   if (!mode) return null;
   if (mode.mode === "host") {
-    return "**Network:** ⚠️ the boxes shared the host network (`FORGE_EGRESS=host`): nothing limited what they could reach.";
+    return `**Network:** ⚠️ ${hostNetworkSentence(mode.reason, (s) => `\`${s}\``)}.`;
   }
   const head = "**Network:** each box reached only what its phase allows (egress proxy)";
   if (denied.length === 0) return `${head}; nothing was refused.`;

@@ -97,6 +97,15 @@ export const HOST_NETWORK_SENTENCE =
   "the boxes shared the host network (FORGE_EGRESS=host): nothing limited what they could reach";
 
 /**
+ * The same, for a run that shared it for another reason (a box kind without egress control):
+ * the reason in place of the variable. `code` wraps it for Markdown.
+ */
+export function hostNetworkSentence(reason?: string, code = (s: string) => s): string {
+  if (!reason) return HOST_NETWORK_SENTENCE.replace("FORGE_EGRESS=host", code("FORGE_EGRESS=host"));
+  return `the boxes shared the host network (${reason}): nothing limited what they could reach`;
+}
+
+/**
  * One printable line: control and format characters (a terminal's escape sequences, bidi
  * overrides) become "?".
  */

@@ -67,6 +67,7 @@ export {
   egressSummary,
   groupDenials,
   HOST_NETWORK_SENTENCE,
+  hostNetworkSentence,
 } from "./egress-events.js";
 export { type EgressAllowlists, egressAllowlists } from "./egress-policy.js";
 export {

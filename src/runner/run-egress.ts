@@ -56,10 +56,8 @@ export function createRunEgress(o: {
   let rules: Promise<PhaseRules> | undefined;
   const modeEvent = () => {
     if (mode === "host") {
-      return {
-        type: EGRESS_MODE_EVENT,
-        data: { mode: "host", reason: "the deployment set FORGE_EGRESS=host" },
-      };
+      // The renderers name FORGE_EGRESS=host themselves when no other reason is given.
+      return { type: EGRESS_MODE_EVENT, data: { mode: "host" } };
     }
     if (!controlled) {
       return {

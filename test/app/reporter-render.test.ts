@@ -178,6 +178,13 @@ describe("sticky comment: the network", () => {
     expect(sticky([ev("egress.mode", { mode: "host" })])).toContain(
       "**Network:** ⚠️ the boxes shared the host network (`FORGE_EGRESS=host`): nothing limited what they could reach.",
     );
+    expect(
+      sticky([
+        ev("egress.mode", { mode: "host", reason: "container boxes have no egress control yet" }),
+      ]),
+    ).toContain(
+      "**Network:** ⚠️ the boxes shared the host network (container boxes have no egress control yet): nothing limited what they could reach.",
+    );
     expect(sticky([])).not.toContain("**Network:**");
   });
 

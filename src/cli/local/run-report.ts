@@ -7,7 +7,7 @@ import {
   type DenialGroup,
   egressSummary,
   groupDenials,
-  HOST_NETWORK_SENTENCE,
+  hostNetworkSentence,
 } from "../../policy/index.js";
 import { formatUsage } from "../../runner/step-usage.js";
 import { clipWords } from "../../runner/tool-error.js";
@@ -44,14 +44,14 @@ export async function finalReport(r: ReportInput): Promise<string> {
 export function networkLines(events: readonly RunEvent[]): string[] {
   const { mode, denied } = egressSummary(events);
   if (!mode) return [];
-  const why = mode.reason ? ` (${mode.reason})` : "";
-  if (mode.mode === "host") return [`  ${"network".padEnd(10)} ${HOST_NETWORK_SENTENCE}${why}`];
+  if (mode.mode === "host")
+    return [`  ${"network".padEnd(10)} ${hostNetworkSentence(mode.reason)}`];
   const refused =
     denied.length === 0
       ? "nothing was refused"
       : `${denied.length} connection${denied.length === 1 ? "" : "s"} refused`;
   return [
-    `  ${"network".padEnd(10)} egress proxy: each box reached only what its phase allows; ${refused}${why}`,
+    `  ${"network".padEnd(10)} egress proxy: each box reached only what its phase allows; ${refused}`,
   ];
 }
 
