@@ -29,9 +29,10 @@ fail("fork: $!") unless defined $relay;
 if ($relay != 0) {
   # The command: without the listener (perl marks it close-on-exec; closed here as well).
   close($listener);
-  exec { $command[0] } @command;
-  print STDERR "forge: cannot start $command[0]: $!\n";
-  exit 127;
+  exec { $command[0] } @command or do {
+    print STDERR "forge: cannot start $command[0]: $!\n";
+    exit 127;
+  };
 }
 
 # The relay: one child per connection; none holds the box's stdio (the agent's stdout is its

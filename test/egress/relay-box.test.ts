@@ -178,6 +178,8 @@ describe.each(STARTS)(
     it("the relay ends with the box: after a normal exit and after the box is killed", async () => {
       const ok = await boxed("/bin/sh", ["-c", "exit 3"]);
       expect(ok.code, ok.stderr).toBe(3);
+      // The door says nothing of its own on the box's stderr (an agent's or a control's output).
+      expect(ok.stderr).toBe("");
       // The box's init ends everything left in its PID namespace as it exits.
       for (let i = 0; i < 50 && relaysOnHost() > 0; i++)
         await new Promise((r) => setTimeout(r, 20));
