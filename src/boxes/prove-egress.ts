@@ -2,7 +2,7 @@
 // harness endpoint answers through the agent's door, a host the phase does not allow is refused
 // (and the refusal recorded), and neither a direct connection nor a name lookup gets out.
 import { execInBox, tail } from "./box-exec.js";
-import type { BoxContext } from "./prove-harness.js";
+import { type BoxContext, endpointReachable } from "./prove-harness.js";
 import type { ProveCheck } from "./prove-types.js";
 import type { Box, BoxDoor, NetworkSeam } from "./types.js";
 
@@ -175,4 +175,70 @@ function pass(name: string, detail: string): ProveCheck {
 
 function fail(name: string, detail: string, fix: string): ProveCheck {
   return { name, ok: false, detail, fix };
+}
+
+/** What the proof says when its boxes had no egress control, and why. */
+export function uncontrolled(
+  opts: { box: string; doors?: Pick<ProveDoors, "mode"> },
+  seam: NetworkSeam,
+): string {
+  const what = seam.mode === "none" ? "no network at all" : "the host network";
+  if (opts.box !== "bwrap")
+    return `not controlled: ${opts.box} boxes have ${what} (no egress proxy)`;
+  if (opts.doors?.mode === "host") {
+    return `not controlled: the deployment set FORGE_EGRESS=host, so every box has ${what}`;
+  }
+  return `not controlled: this proof's boxes had ${what} (--network); runs go through the egress proxy`;
+}
+
+type Step = (
+  name: string,
+  needs: string[],
+  fn: () => Promise<ProveCheck> | ProveCheck,
+) => Promise<void>;
+
+/**
+ * The network checks of a proof: behind doors, the four egress checks; without, a plain line that
+ * the boxes had no egress control and whether the endpoint answers from the box.
+ */
+export async function proveNetwork(o: {
+  ctx: BoxContext;
+  node: string;
+  endpoint: string;
+  make: (network: NetworkSeam) => Box;
+  doors: ProveDoors | undefined;
+  uncontrolled: () => string;
+  seamMode: string;
+  step: Step;
+}): Promise<void> {
+  const needs = ["harness credentials"];
+  if (!o.doors) {
+    await o.step("egress", [], () => ({
+      name: "egress",
+      ok: true,
+      detail: o.uncontrolled(),
+      fix: "",
+    }));
+    await o.step("harness endpoint", needs, () =>
+      endpointReachable(o.ctx, o.node, o.endpoint, o.seamMode),
+    );
+    return;
+  }
+  const checks = await egressChecks(o.ctx, o.doors, o.make, {
+    node: o.node,
+    endpoint: endpointAuthority(o.endpoint),
+    directHost: directHostFor(o.endpoint),
+  }).catch((error: Error) => [
+    { name: "egress: probe", ok: false, detail: error.message, fix: "see the message" },
+  ]);
+  for (const c of checks) await o.step(c.name, needs, () => c);
+}
+
+/** The enforcement check's CLI behind an agent's door whose gateway leads to its scripted model. */
+export function enforcementThrough(doors: ProveDoors, make: (network: NetworkSeam) => Box) {
+  return {
+    open: (url: string) => doors.open("agent", url),
+    make,
+    env: (url: string) => doors.agentEnv(url),
+  };
 }

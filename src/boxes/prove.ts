@@ -24,16 +24,15 @@ import { settingsDigest } from "./proof-current.js";
 import { proofFacts, type ValidateControl } from "./proof-facts.js";
 import {
   behindDoor,
-  directHostFor,
-  egressChecks,
-  endpointAuthority,
+  enforcementThrough,
   type ProveDoors,
   type ProvePhase,
+  proveNetwork,
+  uncontrolled,
 } from "./prove-egress.js";
 import {
   type BoxContext,
   caStore,
-  endpointReachable,
   harnessCredentials,
   harnessVersion,
   run,
@@ -309,21 +308,16 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
       return harnessCredentials(ctx, credentials, inBox);
     });
     await step("CA store", ["box starts"], () => caStore(ctx, opts.env.NODE_EXTRA_CA_CERTS));
-    const endpoint = credentials.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com";
-    if (doors) {
-      const checks = await egressChecks(ctx, doors, (network) => runBox([], network), {
-        node,
-        endpoint: endpointAuthority(endpoint),
-        directHost: directHostFor(endpoint),
-      }).catch((error: Error) => [
-        { name: "egress: probe", ok: false, detail: error.message, fix: "see the message" },
-      ]);
-      for (const c of checks) await step(c.name, ["harness credentials"], () => c);
-    } else {
-      await step("harness endpoint", ["harness credentials"], () =>
-        endpointReachable(ctx, node, endpoint, seam.mode),
-      );
-    }
+    await proveNetwork({
+      ctx,
+      node,
+      endpoint: credentials.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com",
+      make: (network) => runBox([], network),
+      doors,
+      uncontrolled: () => uncontrolled(opts, seam),
+      seamMode: seam.mode,
+      step,
+    });
     for (const role of roles) {
       await step(`enforcement: ${role}`, ["harness version", "clean clone of main"], () => {
         const settings = settingsJson[role];
@@ -341,13 +335,7 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
           role,
           box: ctx.box,
           ...(doors
-            ? {
-                through: {
-                  open: (url: string) => doors.open("agent", url),
-                  make: (network: NetworkSeam) => runBox([], network),
-                  env: (url: string) => doors.agentEnv(url),
-                },
-              }
+            ? { through: enforcementThrough(doors, (network) => runBox([], network)) }
             : {}),
           workspace,
           home,
