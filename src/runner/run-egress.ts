@@ -64,7 +64,7 @@ export function createRunEgress(o: {
         type: EGRESS_MODE_EVENT,
         data: {
           mode: "host",
-          reason: `${o.boxKind} boxes have no egress control yet: they share the host network`,
+          reason: `${o.boxKind} boxes have no egress control yet`,
         },
       };
     }

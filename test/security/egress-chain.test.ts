@@ -145,6 +145,7 @@ describe("a builder's code gets out only through its box's door (egress)", () =>
       const text = runOutputs(r).join("\n");
       expect(text).toMatch(/egress proxy/i);
       expect(text).toContain(`127.0.0.1:${canaryPort}`);
+      expect(text).toContain("The model credential stayed outside every box");
     } finally {
       await r.f.cleanup();
     }
