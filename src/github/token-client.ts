@@ -1,0 +1,35 @@
+// A GitHub client for a plain token (the packaged Action's workflow or App token): the same
+// ProbotOctokit the App's handlers get — throttling and retry plugins on — against the host the
+// runner names (GITHUB_API_URL: github.com or a GitHub Enterprise Server), never a hard-coded one.
+import { ProbotOctokit } from "probot";
+import { createGitHubPort } from "./create-port.js";
+import type { PortOctokit } from "./context.js";
+import type { GitHubPort } from "./port.js";
+
+export interface TokenClientOptions {
+  token: string;
+  /** GITHUB_API_URL, e.g. https://api.github.com or https://ghe.example.com/api/v3. */
+  baseUrl: string;
+  /** Where Octokit's own log goes (warnings of its retry and throttling plugins). */
+  log?: { warn(msg: string): void };
+  timeoutMs?: number;
+  /** The login the action's comments are made as (github-actions[bot] for the workflow token). */
+  botLogin?: string;
+}
+
+export function tokenOctokit(o: TokenClientOptions): PortOctokit {
+  const quiet = () => {};
+  return new ProbotOctokit({
+    auth: { token: o.token },
+    baseUrl: o.baseUrl,
+    log: { debug: quiet, info: quiet, warn: o.log?.warn ?? quiet, error: o.log?.warn ?? quiet },
+  });
+}
+
+export function tokenPort(o: TokenClientOptions): GitHubPort {
+  return createGitHubPort({
+    octokit: tokenOctokit(o),
+    ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
+    ...(o.botLogin ? { botLogin: o.botLogin } : {}),
+  });
+}
