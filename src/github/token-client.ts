@@ -2,8 +2,8 @@
 // ProbotOctokit the App's handlers get — throttling and retry plugins on — against the host the
 // runner names (GITHUB_API_URL: github.com or a GitHub Enterprise Server), never a hard-coded one.
 import { ProbotOctokit } from "probot";
-import { createGitHubPort } from "./create-port.js";
 import type { PortOctokit } from "./context.js";
+import { createGitHubPort } from "./create-port.js";
 import type { GitHubPort } from "./port.js";
 
 export interface TokenClientOptions {
