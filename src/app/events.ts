@@ -87,7 +87,9 @@ const repository = z.object({
   owner: z.object({ login }),
 });
 const installation = z.object({ id: z.number().int().positive() });
-const common = z.object({ repository, installation, sender: user });
+// Optional here, required below unless the caller is the Action: a workflow's event payloads
+// carry no installation (the workflow's token stands in for it).
+const common = z.object({ repository, installation: installation.optional(), sender: user });
 const issue = z.object({
   number: z.number().int().positive(),
   title: text,
@@ -144,8 +146,17 @@ function repoInfo(r: z.infer<typeof repository>): RepoInfo {
 
 const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max) : s);
 
-/** `name` is the webhook event name (X-GitHub-Event), `action` the payload's action. */
-export function parseWebhook(name: string, payload: unknown, delivery: string): ForgeEvent {
+/**
+ * `name` is the webhook event name (X-GitHub-Event), `action` the payload's action. `workflow`:
+ * the payload comes from a GitHub Actions event (GITHUB_EVENT_PATH), which names no installation;
+ * its events get installation id 0.
+ */
+export function parseWebhook(
+  name: string,
+  payload: unknown,
+  delivery: string,
+  options: { workflow?: boolean } = {},
+): ForgeEvent {
   const action = String((payload as { action?: unknown } | null)?.action ?? "");
   const ignored = (reason: string): ForgeEvent => ({ kind: "ignored", delivery, reason });
   if (name === "installation" || name === "installation_repositories") {
@@ -170,9 +181,12 @@ export function parseWebhook(name: string, payload: unknown, delivery: string): 
     return ignored(`${name}.${action}: unexpected payload at ${where}`);
   }
   const d = parsed.data;
+  if (!d.installation && !options.workflow) {
+    return ignored(`${name}.${action}: unexpected payload at installation`);
+  }
   const base: Common = {
     delivery,
-    installationId: d.installation.id,
+    installationId: d.installation?.id ?? 0,
     repo: repoInfo(d.repository),
     sender: actor(d.sender),
   };

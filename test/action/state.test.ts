@@ -61,7 +61,9 @@ describe("the Action's state in refs/forge/state/<number>", () => {
     for (const r of results) {
       if (r.status === "rejected") {
         expect(r.reason).toBeInstanceOf(StateBusyError);
-        expect(String(r.reason)).toMatch(/workflow run \d \(attempt 1, by alice\) is acting on this/);
+        expect(String(r.reason)).toMatch(
+          /workflow run \d \(attempt 1, by alice\) is acting on this/,
+        );
       }
     }
   }, 60_000);

@@ -29,6 +29,21 @@ describe("parseWebhook: one typed event per payload", () => {
     });
   });
 
+  it("a workflow's payload names no installation: the Action's events only", () => {
+    const payload = issueLabeled({ sender: "alice", label: "forge" }) as Record<string, unknown>;
+    delete payload.installation;
+    expect(parseWebhook("issues", payload, "d1")).toMatchObject({
+      kind: "ignored",
+      reason: "issues.labeled: unexpected payload at installation",
+    });
+    expect(parseWebhook("issues", payload, "d1", { workflow: true })).toMatchObject({
+      kind: "issue-labeled",
+      installationId: 0,
+      label: "forge",
+      issue: { number: 7 },
+    });
+  });
+
   it("pull_request with the head sha, the base and whether it comes from a fork", () => {
     const ev = parseWebhook(
       "pull_request",
