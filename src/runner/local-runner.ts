@@ -19,7 +19,6 @@ import {
 import type { Provider } from "../providers/types.js";
 import { READ_ONLY_ROLES, type Role } from "../roles/role-names.js";
 import { knownSecretsFromEnv, registerKnownSecrets } from "../secrets/index.js";
-import { agentEgress } from "./agent-egress.js";
 import { buildAgentEnv } from "./agent-env.js";
 import { type AgentLaunchDeps, invocationFor, launchAgent, prepareAgent } from "./agent-launch.js";
 import { createDiffCache } from "./diff.js";
@@ -108,13 +107,12 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     boxUser,
     installRoot: opts.installRoot,
     config: opts.config,
+    agent: {
+      provider: opts.provider.name,
+      credentials: opts.provider.credentialEnv(opts.hostEnv),
+      loginFile: opts.claudeCredentialsFile !== undefined,
+    },
   });
-  // A box that is only described, never started, still names the network its kind gets; a
-  // started box gets the seam of its own door (egress-door.ts), and a proxy box without one
-  // fails to start rather than share the host network.
-  const described: NetworkSeam = egress.controlled
-    ? { mode: "proxy", proxySocket: "/nonexistent/forge-egress-door-not-opened" }
-    : { mode: "host" };
 
   function boxFor(
     role: Role,
@@ -122,7 +120,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
     home: string,
     extraRo: string[],
     binds?: ExtraBind[],
-    network: NetworkSeam = described,
+    network: NetworkSeam = egress.describedSeam,
   ): Box {
     const p = profileToBoxOptions(opts.profiles[role]);
     return runBox({
@@ -313,16 +311,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       await warmAgents.discard(runId);
     },
     diffs,
-    network: (state) =>
-      egress.network(
-        agentEgress({
-          provider: opts.provider.name,
-          credentials: opts.provider.credentialEnv(opts.hostEnv),
-          loginFile: opts.claudeCredentialsFile !== undefined,
-          controlled: egress.controlled,
-        }),
-        state.denied ?? [],
-      ),
+    network: (state) => egress.network(state.denied ?? []),
   });
 
   return { prepareRun, runStep, finishRun };

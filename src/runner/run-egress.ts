@@ -2,7 +2,7 @@
 // doors that enforce them. Decided here, from the deployment's environment, the host's package
 // registry configuration and the repository's resolved config — never by an agent.
 import type { BoxUser } from "../boxes/box-user.js";
-import type { BoxKind } from "../boxes/types.js";
+import type { BoxKind, NetworkSeam } from "../boxes/types.js";
 import {
   deploymentEgress,
   EGRESS_MODE_EVENT,
@@ -13,7 +13,7 @@ import {
   registryEntry,
   registryEnv,
 } from "../policy/index.js";
-import type { AgentEgress } from "./agent-egress.js";
+import { agentEgress } from "./agent-egress.js";
 import { type Door, type DoorSpec, egressControlled, openDoor } from "./egress-door.js";
 import { readHostRegistries } from "./host-registries.js";
 import type { RunNetwork } from "./run-output.js";
@@ -38,7 +38,13 @@ export interface RunEgress {
   /** The journal's once-per-run `egress.mode` event. */
   modeEvent(): { type: string; data: Record<string, unknown> };
   /** What the run output says about the network: the mode, each phase's list, the refusals. */
-  network(agent: AgentEgress, denied: RunNetwork["denied"]): Promise<RunNetwork>;
+  network(denied: RunNetwork["denied"]): Promise<RunNetwork>;
+  /**
+   * The seam of a box that is only described, never started: the network its kind gets. A
+   * started box gets the seam of its own door (egress-door.ts); a proxy box without one fails
+   * to start rather than share the host network.
+   */
+  describedSeam: NetworkSeam;
 }
 
 export function createRunEgress(o: {
@@ -47,6 +53,8 @@ export function createRunEgress(o: {
   boxUser: BoxUser;
   installRoot: string;
   config: ResolvedConfig | null;
+  /** The agents' provider and credential, for the run output's list (agent-egress.ts). */
+  agent?: { provider: string; credentials: Record<string, string>; loginFile: boolean };
 }): RunEgress {
   // A bad FORGE_EGRESS stops the runner before any run (EgressConfigError names the fix).
   const mode = egressMode(o.hostEnv);
@@ -88,7 +96,16 @@ export function createRunEgress(o: {
     },
     door: (spec) => openDoor(deps, spec),
     modeEvent,
-    async network(agent, denied) {
+    describedSeam: controlled
+      ? { mode: "proxy", proxySocket: "/nonexistent/forge-egress-door-not-opened" }
+      : { mode: "host" },
+    async network(denied) {
+      const agent = agentEgress({
+        provider: o.agent?.provider ?? "claude",
+        credentials: o.agent?.credentials ?? {},
+        loginFile: o.agent?.loginFile ?? false,
+        controlled,
+      });
       const event = modeEvent();
       const reason = typeof event.data.reason === "string" ? event.data.reason : undefined;
       const phase = await this.phaseRules();
