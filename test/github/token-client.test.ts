@@ -2,6 +2,7 @@
 // Server path here), the same port as the App's — a loopback server at the HTTP boundary.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tokenInstallations } from "../../src/action/token-installations.js";
 import { tokenPort } from "../../src/github/token-client.js";
 
 const TOKEN = "ghs_forge_test_not_a_real_token_000000000";
@@ -35,5 +36,20 @@ describe("tokenPort", () => {
         authorization: `token ${TOKEN}`,
       },
     ]);
+  });
+});
+
+describe("tokenInstallations", () => {
+  it("one port and the one token for whatever installation the handlers name", async () => {
+    const installations = tokenInstallations({ token: TOKEN, apiUrl: base });
+    expect(await installations.port(0)).toBe(await installations.port(42));
+    expect(await installations.token(0)).toBe(TOKEN);
+    seen.length = 0;
+    await (await installations.port(0)).getPermission({
+      owner: "octo",
+      repo: "demo",
+      username: "bob",
+    });
+    expect(seen[0]?.authorization).toBe(`token ${TOKEN}`);
   });
 });
