@@ -1,0 +1,285 @@
+// The packaged Action's whole job (R10.3), behind its thin entry (main.ts): read the inputs and
+// the event, claim this issue's journal from the repository, compose the App's services over the
+// workflow's token, hand the event to the App's own handler (`accept`), wait until the run it
+// started or continued stands still (passed, failed, paused), write the journal back, and tell
+// the workflow: outputs, job summary, exit code. Nothing here decides what the App decides.
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { accept } from "../app/app.js";
+import { composeServices } from "../app/compose.js";
+import { type ForgeEvent, parseWebhook } from "../app/events.js";
+import { gitAuthEnv, repoRemote } from "../app/git-auth.js";
+import { GATE_EVENT } from "../app/reporter.js";
+import { PULL_EVENT } from "../app/run-context.js";
+import type { DeploymentSettings } from "../app/services.js";
+import type { Logger } from "../chain/ports.js";
+import type { RunRecord } from "../chain/types.js";
+import { DEFAULT_DEPLOYMENT } from "../policy/index.js";
+import { registerKnownSecrets } from "../secrets/index.js";
+import { openJournal } from "../store/sqlite-journal.js";
+import {
+  type ActionInputs,
+  type ActionRuntime,
+  readInputs,
+  readRuntime,
+  workflowSecrets,
+} from "./inputs.js";
+import { claimState, StateBusyError, stateRef } from "./state.js";
+import { tokenInstallations } from "./token-installations.js";
+import {
+  type ActionOutputs,
+  type ActionVerdict,
+  type SummaryInput,
+  workflowCommand,
+} from "./workflow-io.js";
+
+type Env = Record<string, string | undefined>;
+
+export interface ActionResult {
+  exitCode: number;
+  outputs: ActionOutputs;
+  summary: SummaryInput | null;
+}
+
+export interface ActionDeps {
+  env: Env;
+  /** forgechain's install root (settings/, roles/, dist/, bin/ …). */
+  installRoot: string;
+  /** The claude version forgechain pins (package.json). */
+  pinnedClaude: string;
+  /** The job's log (workflow commands included). */
+  out(text: string): void;
+  /** Preparing the runner (user namespaces, the claude CLI): PATH's directory to add, if any. */
+  prepare?(inputs: ActionInputs, runtime: ActionRuntime): Promise<string | null>;
+  /** How often to look whether the run stands still (ms). */
+  pollMs?: number;
+}
+
+const MAX_EVENT_BYTES = 25 * 1024 * 1024;
+
+export async function runAction(d: ActionDeps): Promise<ActionResult> {
+  const inputs = readInputs(d.env, d.pinnedClaude);
+  const runtime = readRuntime(d.env);
+  registerKnownSecrets([inputs.githubToken, ...workflowSecrets(d.env)]);
+  const ev = readEvent(runtime);
+  const number = subjectOf(ev);
+  if (number === null) {
+    d.out(
+      workflowCommand(
+        "notice",
+        `forgechain: nothing to do for ${runtime.eventName} (${ev.kind === "ignored" ? ev.reason : ev.kind})`,
+      ),
+    );
+    return result(0, "REFUSED", null);
+  }
+  const extraPath = (await d.prepare?.(inputs, runtime)) ?? null;
+  const home = join(runtime.runnerTemp, "forgechain");
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const [owner = "", name = ""] = runtime.repository.split("/");
+  const auth = gitAuthEnv(inputs.githubToken);
+  let claimed: Awaited<ReturnType<typeof claimState>>;
+  try {
+    claimed = await claimState({
+      target: {
+        remote: repoRemote(runtime.serverUrl, owner, name),
+        ref: stateRef(number),
+        scratch: join(home, "state.git"),
+        env: auth,
+      },
+      dir: home,
+      holder: { runId: runtime.runId, attempt: runtime.runAttempt, actor: runtime.actor },
+    });
+  } catch (error) {
+    if (!(error instanceof StateBusyError)) throw error;
+    d.out(workflowCommand("notice", `forgechain: ${error.message}`));
+    return result(0, "REFUSED", null);
+  }
+  const store = openJournal(claimed.journalFile);
+  try {
+    const s = composeServices({
+      settings: settingsFor(d, inputs, runtime, home, extraPath),
+      store,
+      installations: tokenInstallations({
+        token: inputs.githubToken,
+        apiUrl: runtime.apiUrl,
+        log: { warn: (m) => d.out(workflowCommand("warning", m)) },
+      }),
+      gateKey: gateKeyOf(inputs),
+      logger: jobLogger(d.out),
+      stickyDelayMs: 0,
+      jobConcurrency: 1,
+      maxParallel: 1,
+    });
+    // The journal came from the repository: its runs, for /forge commands and one-run-per-issue.
+    await s.index.rebuild();
+    // A run a killed workflow run left running continues here (its claim had gone stale).
+    await s.engine.recover();
+    const accepted = await accept(ev, s);
+    await s.queue.drain();
+    await standStill(store, d.pollMs ?? 500);
+    await s.reporter.idle();
+    const run = (await s.index.runsOn(`${owner}/${name}`, number))[0] ?? null;
+    if (accepted === "dropped" || !run) return result(0, "REFUSED", null);
+    return await outcome(run, store, runtime, number);
+  } finally {
+    await store.close();
+    await claimed.release();
+  }
+}
+
+function result(
+  exitCode: number,
+  verdict: ActionVerdict,
+  summary: SummaryInput | null,
+): ActionResult {
+  return {
+    exitCode,
+    outputs: { run_id: "", verdict, branch: "", pull_request: "", gate: "" },
+    summary,
+  };
+}
+
+function readEvent(runtime: ActionRuntime): ForgeEvent {
+  const text = readFileSync(runtime.eventPath);
+  if (text.length > MAX_EVENT_BYTES)
+    throw new Error(`GITHUB_EVENT_PATH is larger than ${MAX_EVENT_BYTES} bytes`);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text.toString("utf8"));
+  } catch (error) {
+    throw new Error(`GITHUB_EVENT_PATH does not hold JSON: ${(error as Error).message}`);
+  }
+  return parseWebhook(
+    runtime.eventName,
+    payload,
+    `actions-${runtime.runId}-${runtime.runAttempt}`,
+    { workflow: true },
+  );
+}
+
+function subjectOf(ev: ForgeEvent): number | null {
+  switch (ev.kind) {
+    case "issue-labeled":
+    case "comment":
+      return ev.issue.number;
+    case "pull-request":
+      return ev.pull.number;
+    default:
+      return null;
+  }
+}
+
+function settingsFor(
+  d: ActionDeps,
+  inputs: ActionInputs,
+  runtime: ActionRuntime,
+  home: string,
+  extraPath: string | null,
+): DeploymentSettings {
+  const env: Env = { ...d.env };
+  // The model credential from the inputs, as `forge run` takes it from the environment.
+  if (inputs.anthropicApiKey) env.ANTHROPIC_API_KEY = inputs.anthropicApiKey;
+  if (inputs.claudeCodeOauthToken) env.CLAUDE_CODE_OAUTH_TOKEN = inputs.claudeCodeOauthToken;
+  if (extraPath) env.PATH = `${extraPath}:${env.PATH ?? "/usr/bin:/bin"}`;
+  return {
+    installRoot: d.installRoot,
+    forgeHome: join(home, "home"),
+    env,
+    box: "bwrap",
+    ownWork: false,
+    autoProve: true,
+    trusted: [],
+    gitBase: runtime.serverUrl,
+    deployment: {
+      ...DEFAULT_DEPLOYMENT,
+      labels: { change: inputs.triggerLabel, review: inputs.reviewLabel },
+    },
+  };
+}
+
+/** The seal key: from gate_secret (a repository secret), else one that dies with this job. */
+function gateKeyOf(inputs: ActionInputs): Buffer {
+  return inputs.gateSecret
+    ? createHash("sha256").update(`forgechain gate key\0${inputs.gateSecret}`).digest()
+    : randomBytes(32);
+}
+
+/** Until no run of this journal is queued or running: the engine drives in the background. */
+async function standStill(
+  store: { listRuns(f: { states: RunRecord["state"][] }): Promise<RunRecord[]> },
+  pollMs: number,
+) {
+  for (;;) {
+    const moving = await store.listRuns({ states: ["queued", "running"] });
+    if (moving.length === 0) return;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+async function outcome(
+  run: RunRecord,
+  store: {
+    events(id: string): Promise<Array<{ type: string; data: Record<string, unknown> }>>;
+    getSteps(
+      id: string,
+    ): Promise<Array<{ role: string; state: string; decision?: { reasons: string[] } | null }>>;
+  },
+  runtime: ActionRuntime,
+  number: number,
+): Promise<ActionResult> {
+  const events = await store.events(run.id);
+  const gate = [...events].reverse().find((e) => e.type === GATE_EVENT)?.data.conclusion;
+  const pull = [...events].reverse().find((e) => e.type === PULL_EVENT)?.data;
+  const verdict: ActionVerdict =
+    run.state === "passed" ? "PASS" : run.state === "paused" ? "PAUSED" : "FAIL";
+  const steps = await store.getSteps(run.id);
+  const base = `${runtime.serverUrl}/${runtime.repository}`;
+  const summary: SummaryInput = {
+    verdict,
+    runId: run.id,
+    subject: { number, url: `${base}/issues/${number}` },
+    steps: steps.map((s) => ({
+      role: s.role,
+      verdict: s.state,
+      ...(s.decision?.reasons.length
+        ? { reason: s.decision.reasons.join("; ").slice(0, 300) }
+        : {}),
+    })),
+    ...(typeof gate === "string" ? { gate } : {}),
+    ...(run.branch ? { branch: run.branch } : {}),
+    ...(typeof pull?.number === "number"
+      ? { pullRequest: { number: pull.number, url: `${base}/pull/${pull.number}` } }
+      : {}),
+    ...(verdict === "PAUSED"
+      ? { next: "answer on the issue with /forge respond <request> <answer>, then /forge resume" }
+      : {}),
+  };
+  return {
+    exitCode: verdict === "FAIL" ? 1 : 0,
+    outputs: {
+      run_id: run.id,
+      verdict,
+      branch: run.branch ?? "",
+      pull_request: typeof pull?.number === "number" ? String(pull.number) : "",
+      gate: typeof gate === "string" ? gate : "",
+    },
+    summary,
+  };
+}
+
+/** The App's logger, as the job's log: errors and warnings as workflow commands. */
+function jobLogger(out: (text: string) => void): Logger {
+  const line = (level: string) => (a: unknown, b?: unknown) => {
+    const msg = typeof a === "string" ? a : typeof b === "string" ? b : "";
+    if (level === "error" || level === "warn")
+      out(workflowCommand(level === "error" ? "error" : "warning", `forgechain: ${msg}`));
+    else if (level === "info") out(`forgechain: ${msg}\n`);
+  };
+  return {
+    debug: () => {},
+    info: line("info"),
+    warn: line("warn"),
+    error: line("error"),
+  } as unknown as Logger;
+}

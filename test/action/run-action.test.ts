@@ -1,0 +1,112 @@
+// The Action's job, for real but in process: a fake GitHub on loopback (REST through the App's
+// port, git through the real `git http-backend`), a workflow token the fake issued, the real
+// claude binary in bwrap boxes on the scripted model. An `issues.labeled` workflow event → the
+// change chain PASSes: checks, sticky comment, branch, draft PR, gate, outputs; its journal is
+// then in the repository under refs/forge/state/7, and a fresh runner finds the run there.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAction } from "../../src/action/run-action.js";
+import { createDemoRepo } from "../../src/demo/demo-repo.js";
+import { demoScript } from "../../src/demo/demo-script.js";
+import { type ModelServer, startModelServer } from "../../src/scripted-model/server.js";
+import { type FakeGitHubServer, startFakeGitHub } from "../app/fake-github-server.js";
+import { createGitHubState, type GitHubState } from "../app/github-state.js";
+import { commentCreated, FULL, issueLabeled, OWNER, REPO } from "../app/payloads.js";
+import { ensureBuilt } from "../harness/build.js";
+import { REPO_ROOT } from "../harness/claude-run.js";
+import { assertMatchesOpenApi } from "../harness/openapi-check.js";
+
+const TOKEN = "ghs_forgetestworkflowtoken0000000000000";
+let root: string;
+let state: GitHubState;
+let fake: FakeGitHubServer;
+let model: ModelServer;
+let bare: string;
+
+beforeAll(async () => {
+  ensureBuilt();
+  root = mkdtempSync(join(tmpdir(), "forge-action-e2e-"));
+  const src = join(root, "src");
+  await createDemoRepo(REPO_ROOT, src);
+  bare = join(root, "git", OWNER, `${REPO}.git`);
+  mkdirSync(join(root, "git", OWNER), { recursive: true });
+  execFileSync("git", ["clone", "--quiet", "--bare", src, bare]);
+  state = createGitHubState();
+  state.permissions.set("alice", "write");
+  state.tokens.push(TOKEN);
+  fake = await startFakeGitHub({ state, gitRoot: join(root, "git") });
+  model = await startModelServer(demoScript());
+}, 120_000);
+
+afterAll(async () => {
+  await fake?.close();
+  await model?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+/** One workflow run: a fresh RUNNER_TEMP, the event file, the runner's variables. */
+async function invoke(eventName: string, payload: Record<string, unknown>, runId: string) {
+  const temp = join(root, `runner-${runId}`);
+  mkdirSync(temp, { recursive: true });
+  const event = join(temp, "event.json");
+  delete payload.installation; // a workflow's payload names none
+  writeFileSync(event, JSON.stringify(payload));
+  const lines: string[] = [];
+  const r = await runAction({
+    env: {
+      PATH: `${join(REPO_ROOT, "node_modules", ".bin")}:/usr/local/bin:/usr/bin:/bin`,
+      HOME: temp,
+      GITHUB_EVENT_NAME: eventName,
+      GITHUB_EVENT_PATH: event,
+      GITHUB_REPOSITORY: FULL,
+      GITHUB_API_URL: `http://${fake.host}/api/v3`,
+      GITHUB_GRAPHQL_URL: `http://${fake.host}/api/graphql`,
+      GITHUB_SERVER_URL: `http://${fake.host}`,
+      GITHUB_WORKSPACE: temp,
+      RUNNER_TEMP: temp,
+      GITHUB_ACTOR: "alice",
+      GITHUB_RUN_ID: runId,
+      INPUT_GITHUB_TOKEN: TOKEN,
+      INPUT_ANTHROPIC_API_KEY: "sk-ant-forge-test-not-a-real-key",
+      ANTHROPIC_BASE_URL: model.url,
+    },
+    installRoot: REPO_ROOT,
+    pinnedClaude: "2.1.332",
+    out: (t) => lines.push(t),
+    pollMs: 200,
+  });
+  return { ...r, log: lines.join("") };
+}
+
+describe("the Action's job against a fake GitHub", () => {
+  it("issues.labeled → the change chain PASSes; its journal is kept in refs/forge/state/7", async () => {
+    const r = await invoke("issues", issueLabeled({ sender: "alice", number: 7 }), "1001");
+    expect(r.outputs.verdict, r.log).toBe("PASS");
+    expect(r.exitCode).toBe(0);
+    expect(r.outputs.run_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(r.outputs.branch).toMatch(/^forge\//);
+    expect(r.outputs.pull_request).toMatch(/^\d+$/);
+    expect(r.outputs.gate).toBe("success");
+    expect(state.checkRuns.find((c) => c.name === "forge/gate")?.conclusion).toBe("success");
+    for (const q of fake.api) {
+      expect(q.authorization).toBe(`token ${TOKEN}`);
+      assertMatchesOpenApi({ method: q.method, path: q.path, body: q.body });
+    }
+    const refs = execFileSync("git", ["-C", bare, "for-each-ref", "refs/forge/"], {
+      encoding: "utf8",
+    });
+    expect(refs).toMatch(/refs\/forge\/state\/7/);
+    // A later workflow run on a fresh runner: `/forge status` finds the run in that journal.
+    const before = state.commentsOn(7).length;
+    const status = await invoke(
+      "issue_comment",
+      commentCreated({ author: "alice", number: 7, body: "/forge status" }),
+      "1002",
+    );
+    expect(status.outputs.run_id, status.log).toBe(r.outputs.run_id);
+    expect(state.commentsOn(7).length).toBeGreaterThan(before);
+  }, 300_000);
+});
