@@ -59,4 +59,7 @@ await Promise.all([
     entryPoints: ["src/cli/stop-verify-entry.ts"],
     outfile: "dist/stop-verify.js",
   }),
+  // The packaged Action's job (src/action/main.ts), started by its bootstrap below.
+  build({ ...common, entryPoints: ["src/action/main.ts"], outfile: "dist/action.js" }),
+
 ]);

@@ -1,14 +1,15 @@
-// The Action's job, for real but in process: a fake GitHub on loopback (REST through the App's
-// port, git through the real `git http-backend`), a workflow token the fake issued, the real
-// claude binary in bwrap boxes on the scripted model. An `issues.labeled` workflow event → the
-// change chain PASSes: checks, sticky comment, branch, draft PR, gate, outputs; its journal is
-// then in the repository under refs/forge/state/7, and a fresh runner finds the run there.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// The packaged Action as the Actions runner starts it: `node action/dist/index.js` with the
+// runner's variables and INPUT_*, against a fake GitHub on loopback (REST, git through the real
+// `git http-backend`) with a workflow token the fake issued, the real claude binary in bwrap
+// boxes on the scripted model. An `issues.labeled` event → the change chain PASSes: checks,
+// sticky comment, branch, draft PR, gate, outputs in $GITHUB_OUTPUT, the job summary; its journal
+// is then in the repository under refs/forge/state/7, and a later workflow run on a fresh runner
+// finds the run there.
+import { execFile, execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAction } from "../../src/action/run-action.js";
 import { createDemoRepo } from "../../src/demo/demo-repo.js";
 import { demoScript } from "../../src/demo/demo-script.js";
 import { type ModelServer, startModelServer } from "../../src/scripted-model/server.js";
@@ -54,38 +55,71 @@ async function invoke(eventName: string, payload: Record<string, unknown>, runId
   const event = join(temp, "event.json");
   delete payload.installation; // a workflow's payload names none
   writeFileSync(event, JSON.stringify(payload));
-  const lines: string[] = [];
-  const r = await runAction({
-    env: {
-      PATH: `${join(REPO_ROOT, "node_modules", ".bin")}:/usr/local/bin:/usr/bin:/bin`,
-      HOME: temp,
-      GITHUB_EVENT_NAME: eventName,
-      GITHUB_EVENT_PATH: event,
-      GITHUB_REPOSITORY: FULL,
-      GITHUB_API_URL: `http://${fake.host}/api/v3`,
-      GITHUB_GRAPHQL_URL: `http://${fake.host}/api/graphql`,
-      GITHUB_SERVER_URL: `http://${fake.host}`,
-      GITHUB_WORKSPACE: temp,
-      RUNNER_TEMP: temp,
-      GITHUB_ACTOR: "alice",
-      GITHUB_RUN_ID: runId,
-      INPUT_GITHUB_TOKEN: TOKEN,
-      INPUT_ANTHROPIC_API_KEY: "sk-ant-forge-test-not-a-real-key",
-      ANTHROPIC_BASE_URL: model.url,
-    },
-    installRoot: REPO_ROOT,
-    pinnedClaude: "2.1.332",
-    out: (t) => lines.push(t),
-    pollMs: 200,
+  const output = join(temp, "output");
+  const summary = join(temp, "summary.md");
+  writeFileSync(output, "");
+  const env = {
+    PATH: `${join(REPO_ROOT, "node_modules", ".bin")}:/usr/local/bin:/usr/bin:/bin`,
+    HOME: temp,
+    GITHUB_EVENT_NAME: eventName,
+    GITHUB_EVENT_PATH: event,
+    GITHUB_REPOSITORY: FULL,
+    GITHUB_API_URL: `http://${fake.host}/api/v3`,
+    GITHUB_GRAPHQL_URL: `http://${fake.host}/api/graphql`,
+    GITHUB_SERVER_URL: `http://${fake.host}`,
+    GITHUB_WORKSPACE: temp,
+    GITHUB_OUTPUT: output,
+    GITHUB_STEP_SUMMARY: summary,
+    RUNNER_TEMP: temp,
+    RUNNER_TOOL_CACHE: join(temp, "tool-cache"),
+    GITHUB_ACTOR: "alice",
+    GITHUB_RUN_ID: runId,
+    INPUT_GITHUB_TOKEN: TOKEN,
+    INPUT_ANTHROPIC_API_KEY: "sk-ant-forge-test-not-a-real-key",
+    INPUT_TRIGGER_LABEL: "forge",
+    INPUT_REVIEW_LABEL: "forge:review",
+    ANTHROPIC_BASE_URL: model.url,
+  };
+  const logs: string[] = [];
+  const code = await new Promise<number>((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [join(REPO_ROOT, "action", "dist", "index.js")],
+      { env, maxBuffer: 64 * 1024 * 1024 },
+      (error) => resolve(error ? Number((error as { code?: number }).code ?? 1) : 0),
+    );
+    child.stdout?.on("data", (d) => logs.push(String(d)));
+    child.stderr?.on("data", (d) => logs.push(String(d)));
   });
-  return { ...r, log: lines.join("") };
+  return {
+    code,
+    outputs: parseOutputFile(readFileSync(output, "utf8")),
+    summary: readFileSync(summary, "utf8"),
+    log: () => logs.join(""),
+  };
+}
+
+/** GITHUB_OUTPUT as the runner reads it (name<<DELIMITER … DELIMITER). */
+function parseOutputFile(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^([^<=]+)<<(.+)$/.exec(lines[i] ?? "");
+    if (!m) continue;
+    const body: string[] = [];
+    for (i++; i < lines.length && lines[i] !== m[2]; i++) body.push(lines[i] ?? "");
+    out[m[1] as string] = body.join("\n");
+  }
+  return out;
 }
 
 describe("the Action's job against a fake GitHub", () => {
   it("issues.labeled → the change chain PASSes; its journal is kept in refs/forge/state/7", async () => {
     const r = await invoke("issues", issueLabeled({ sender: "alice", number: 7 }), "1001");
-    expect(r.outputs.verdict, r.log).toBe("PASS");
-    expect(r.exitCode).toBe(0);
+    expect(r.outputs.verdict, r.log()).toBe("PASS");
+    expect(r.code).toBe(0);
+    expect(r.summary).toContain("## forgechain: PASS on #7");
+    expect(r.summary).toContain("**Gate:** `success`");
     expect(r.outputs.run_id).toMatch(/^[0-9a-f]{32}$/);
     expect(r.outputs.branch).toMatch(/^forge\//);
     expect(r.outputs.pull_request).toMatch(/^\d+$/);
@@ -106,7 +140,7 @@ describe("the Action's job against a fake GitHub", () => {
       commentCreated({ author: "alice", number: 7, body: "/forge status" }),
       "1002",
     );
-    expect(status.outputs.run_id, status.log).toBe(r.outputs.run_id);
+    expect(status.outputs.run_id, status.log()).toBe(r.outputs.run_id);
     expect(state.commentsOn(7).length).toBeGreaterThan(before);
   }, 300_000);
 });
