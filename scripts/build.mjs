@@ -59,7 +59,6 @@ await Promise.all([
     entryPoints: ["src/cli/stop-verify-entry.ts"],
     outfile: "dist/stop-verify.js",
   }),
-  // The packaged Action's job (src/action/main.ts), started by its bootstrap below.
+  // The packaged Action's job (src/action/main.ts), started by action/dist/index.js.
   build({ ...common, entryPoints: ["src/action/main.ts"], outfile: "dist/action.js" }),
-
 ]);
