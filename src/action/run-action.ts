@@ -120,7 +120,23 @@ export async function runAction(d: ActionDeps): Promise<ActionResult> {
     await standStill(store, d.pollMs ?? 500);
     await s.reporter.idle();
     const run = (await s.index.runsOn(`${owner}/${name}`, number))[0] ?? null;
-    if (accepted === "dropped" || !run) return result(0, "REFUSED", null);
+    // Not forge's (a bot, a comment that is no command): nothing to do, the step passes. Taken
+    // but no run to show: the App refused it and said why on the issue; the step fails.
+    if (accepted === "dropped") return result(0, "REFUSED", null);
+    if (!run) {
+      d.out(
+        workflowCommand(
+          "error",
+          `forgechain refused this ${runtime.eventName} event: see its reply on #${number}`,
+        ),
+      );
+      return result(1, "REFUSED", {
+        verdict: "REFUSED",
+        subject: { number, url: `${runtime.serverUrl}/${runtime.repository}/issues/${number}` },
+        steps: [],
+        next: `forgechain replied on #${number} with the reason; nothing ran`,
+      });
+    }
     return await outcome(run, store, runtime, number);
   } finally {
     await store.close();

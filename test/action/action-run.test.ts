@@ -6,7 +6,16 @@
 // is then in the repository under refs/forge/state/7, and a later workflow run on a fresh runner
 // finds the run there.
 import { execFile, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -94,9 +103,25 @@ async function invoke(eventName: string, payload: Record<string, unknown>, runId
   return {
     code,
     outputs: parseOutputFile(readFileSync(output, "utf8")),
-    summary: readFileSync(summary, "utf8"),
+    summary: existsSync(summary) ? readFileSync(summary, "utf8") : "",
     log: () => logs.join(""),
   };
+}
+
+/** Every regular file under `dir` whose bytes contain `needle`. */
+function filesHolding(dir: string, needle: string): string[] {
+  const found: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && statSync(p).size < 64 * 1024 * 1024) {
+        if (readFileSync(p).includes(needle)) found.push(p);
+      }
+    }
+  };
+  walk(dir);
+  return found;
 }
 
 /** GITHUB_OUTPUT as the runner reads it (name<<DELIMITER … DELIMITER). */
@@ -114,6 +139,22 @@ function parseOutputFile(text: string): Record<string, string> {
 }
 
 describe("the Action's job against a fake GitHub", () => {
+  it("an untrusted labeller: a reply on the issue, nothing runs, the step fails", async () => {
+    state.permissions.set("mallory", "read");
+    const r = await invoke("issues", issueLabeled({ sender: "mallory", number: 9 }), "900");
+    expect(r.code, r.log()).toBe(1);
+    expect(r.outputs.verdict).toBe("REFUSED");
+    expect(r.log()).toMatch(/::error::forgechain refused this issues event/);
+    expect(r.summary).toContain("## forgechain: REFUSED on #9");
+    expect(
+      state
+        .commentsOn(9)
+        .map((c) => c.body)
+        .join("\n"),
+    ).toMatch(/@mallory/);
+    expect(state.checkRuns).toEqual([]);
+  }, 120_000);
+
   it("issues.labeled → the change chain PASSes; its journal is kept in refs/forge/state/7", async () => {
     const r = await invoke("issues", issueLabeled({ sender: "alice", number: 7 }), "1001");
     expect(r.outputs.verdict, r.log()).toBe("PASS");
@@ -129,6 +170,11 @@ describe("the Action's job against a fake GitHub", () => {
       expect(q.authorization).toBe(`token ${TOKEN}`);
       assertMatchesOpenApi({ method: q.method, path: q.path, body: q.body });
     }
+    // The token travels only in the environment of the action's own git and API calls: no
+    // file the job left (its journal, its repositories, the boxes' workspaces) and no prompt
+    // holds it.
+    expect(filesHolding(join(root, "runner-1001"), TOKEN)).toEqual([]);
+    expect(JSON.stringify(model.requests.map((q) => q.body))).not.toContain(TOKEN);
     const refs = execFileSync("git", ["-C", bare, "for-each-ref", "refs/forge/"], {
       encoding: "utf8",
     });
