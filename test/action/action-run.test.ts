@@ -108,6 +108,46 @@ async function invoke(eventName: string, payload: Record<string, unknown>, runId
   };
 }
 
+const ANSWER = "forge-e2e-answer: greet the users of the command line";
+
+/** The architect asks first; its re-attempt, whose prompt holds the answer, plans as the demo's. */
+function askingScript() {
+  const demo = demoScript();
+  const architect = demo.routes?.find((r) => r.marker === "forgechain step: architect");
+  const ask = {
+    structured: {
+      verdict: "FAIL",
+      summary:
+        "Who receives the greeting is not said in the ticket; the plan depends on it. ".repeat(4),
+      plan: {
+        tasks: [
+          {
+            objective: "Wait for the answer",
+            files: ["greet.sh"],
+            steps: ["Ask who receives the greeting"],
+            verification: "an answer arrives",
+          },
+        ],
+      },
+      request: {
+        id: "q1",
+        kind: "clarification",
+        question: "Who receives the greeting?",
+        context: "greet.sh prints a greeting; the ticket does not say for whom.",
+      },
+    },
+  };
+  return {
+    ...demo,
+    routes: [
+      { marker: ANSWER, turns: architect?.turns ?? [] },
+      ...(demo.routes ?? []).map((r) =>
+        r.marker === "forgechain step: architect" ? { ...r, turns: [ask] } : r,
+      ),
+    ],
+  };
+}
+
 /** Every regular file under `dir` whose bytes contain `needle`. */
 function filesHolding(dir: string, needle: string): string[] {
   const found: string[] = [];
@@ -154,6 +194,33 @@ describe("the Action's job against a fake GitHub", () => {
     ).toMatch(/@mallory/);
     expect(state.checkRuns).toEqual([]);
   }, 120_000);
+
+  it("a question PAUSES; /forge respond and /forge resume in two later workflow runs, on fresh runners, PASS", async () => {
+    model.setScript(askingScript());
+    const asked = await invoke("issues", issueLabeled({ sender: "alice", number: 11 }), "1101");
+    expect(asked.outputs.verdict, asked.log()).toBe("PAUSED");
+    expect(asked.code).toBe(0);
+    expect(asked.log()).toMatch(/::notice::forgechain paused: answer on the issue/);
+    const runId = asked.outputs.run_id;
+    const answer = JSON.stringify({ run_id: runId, request_id: "q1", answer: ANSWER });
+    const said = (author: string, body: string, id: string) =>
+      invoke("issue_comment", commentCreated({ author, number: 11, body }), id);
+    const responded = await said("alice", `/forge respond ${answer}`, "1102");
+    expect(responded.outputs.verdict, responded.log()).toBe("PAUSED");
+    const resumed = await said("alice", `/forge resume ${runId}`, "1103");
+    expect(resumed.outputs.verdict, resumed.log()).toBe("PASS");
+    expect(resumed.outputs.run_id).toBe(runId);
+    // The same answer again, in yet another workflow run: refused, nothing changes.
+    const replay = await said("alice", `/forge respond ${answer}`, "1104");
+    expect(replay.outputs.run_id).toBe(runId);
+    expect(
+      state
+        .commentsOn(11)
+        .map((c) => c.body)
+        .join("\n"),
+    ).toMatch(/already answered/);
+    model.setScript(demoScript());
+  }, 400_000);
 
   it("issues.labeled → the change chain PASSes; its journal is kept in refs/forge/state/7", async () => {
     const r = await invoke("issues", issueLabeled({ sender: "alice", number: 7 }), "1001");
