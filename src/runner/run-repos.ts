@@ -180,6 +180,9 @@ export async function measureRun(
   } else if (headSha) {
     for (const e of await hiddenIn(repos.real, headSha)) hidden.add(e.path);
   }
+  // A review's work is the head under review: recorded where the finish reads the work from, so
+  // the run's result names that head (the App's gate is set on it) and not the base.
+  if (!work && headSha) await setRef(repos.real, WORK_REF, headSha);
   return {
     baseSha,
     ...(headSha ? { headSha } : {}),

@@ -24,7 +24,7 @@ import { demoScript } from "../../src/demo/demo-script.js";
 import { type ModelServer, startModelServer } from "../../src/scripted-model/server.js";
 import { type FakeGitHubServer, startFakeGitHub } from "../app/fake-github-server.js";
 import { createGitHubState, type GitHubState } from "../app/github-state.js";
-import { commentCreated, FULL, issueLabeled, OWNER, REPO } from "../app/payloads.js";
+import { commentCreated, FULL, issueLabeled, OWNER, pullRequest, REPO } from "../app/payloads.js";
 import { ensureBuilt } from "../harness/build.js";
 import { REPO_ROOT } from "../harness/claude-run.js";
 import { assertMatchesOpenApi } from "../harness/openapi-check.js";
@@ -221,6 +221,49 @@ describe("the Action's job against a fake GitHub", () => {
     ).toMatch(/already answered/);
     model.setScript(demoScript());
   }, 400_000);
+
+  it("pull_request labeled forge:review → the review chain on the head PASSes; no pull request opened", async () => {
+    // A branch with a change, pushed to the repository the fake GitHub serves.
+    const work = join(root, "feature-work");
+    execFileSync("git", ["clone", "--quiet", bare, work]);
+    execFileSync("git", ["-C", work, "checkout", "--quiet", "-b", "feature"]);
+    writeFileSync(join(work, "NOTES.md"), "A note for the review.\n");
+    execFileSync("git", ["-C", work, "add", "-A"]);
+    execFileSync("git", [
+      "-C",
+      work,
+      "-c",
+      "user.name=alice",
+      "-c",
+      "user.email=alice@example.com",
+      "commit",
+      "--quiet",
+      "-m",
+      "a note",
+    ]);
+    execFileSync("git", ["-C", work, "push", "--quiet", "origin", "feature"]);
+    const head = execFileSync("git", ["-C", work, "rev-parse", "HEAD"], {
+      encoding: "utf8",
+    }).trim();
+    const pulls = state.pulls.length;
+    const r = await invoke(
+      "pull_request",
+      pullRequest({ action: "labeled", sender: "alice", headSha: head, number: 12 }),
+      "1201",
+    );
+    expect(r.outputs.verdict, r.log()).toBe("PASS");
+    const checks = Object.fromEntries(state.checksFor(head).map((c) => [c.name, c.conclusion]));
+    expect(checks).toMatchObject({
+      "forge/reviewer": "success",
+      "forge/security": "success",
+    });
+    const gateRun = state.checksFor(head).find((c) => c.name === "forge/gate");
+    // The gate is set on the head under review (the run finishes on that commit).
+    expect(gateRun?.conclusion, JSON.stringify(gateRun)).toBe("success");
+    expect(r.outputs.gate).toBe("success");
+    expect(state.pulls.length).toBe(pulls);
+    expect(r.outputs.pull_request).toBe("");
+  }, 300_000);
 
   it("issues.labeled → the change chain PASSes; its journal is kept in refs/forge/state/7", async () => {
     const r = await invoke("issues", issueLabeled({ sender: "alice", number: 7 }), "1001");

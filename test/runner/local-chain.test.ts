@@ -1,8 +1,10 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { demoScript } from "../../src/demo/demo-script.js";
+import { buildSnapshotContent } from "../../src/runner/snapshot-content.js";
 import { gitIn } from "../helpers/git-repo.js";
-import { chainFixture, startChain, useModelServer } from "./chain-helpers.js";
+import { chainFixture, root, startChain, useModelServer } from "./chain-helpers.js";
 
 const server = useModelServer(demoScript());
 
@@ -50,4 +52,39 @@ describe("a full change chain on the real claude binary in bwrap boxes", () => {
       await f.cleanup();
     }
   });
+});
+
+describe("a review chain in the local runner", () => {
+  it("finishes on the head under review (the App's gate is set on that commit), not the base", async () => {
+    const f = await chainFixture({ server });
+    try {
+      gitIn(f.repo, "checkout", "-q", "-b", "feature");
+      writeFileSync(join(f.repo, "NOTES.md"), "A note for the review.\n");
+      gitIn(f.repo, "add", "-A");
+      gitIn(f.repo, "commit", "-qm", "a note");
+      const head = gitIn(f.repo, "rev-parse", "HEAD").trim();
+      gitIn(f.repo, "checkout", "-q", "main");
+      server.setScript(demoScript());
+      server.reset();
+      const run = await f.stack.engine.startRun({
+        chain: "review",
+        task: { title: "Review the note", body: "Is the note fine?" },
+        repo: { remote: f.repo, baseRef: "main", headRef: head },
+        snapshotContent: await buildSnapshotContent({
+          installRoot: root,
+          remote: f.repo,
+          ref: "main",
+          provider: { name: "claude", version: "test" },
+          config: f.policy.config,
+        }),
+        requestBudget: 1,
+      });
+      const final = await f.stack.engine.drive(run.id);
+      expect(final.state).toBe("passed");
+      const finished = (await f.stack.store.events(run.id)).find((e) => e.type === "run.finished");
+      expect(finished?.data.headSha).toBe(head);
+    } finally {
+      await f.cleanup();
+    }
+  }, 120_000);
 });
