@@ -7,6 +7,7 @@
 // finds the run there.
 import { execFile, execFileSync } from "node:child_process";
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -58,7 +59,13 @@ afterAll(async () => {
 });
 
 /** One workflow run: a fresh RUNNER_TEMP, the event file, the runner's variables. */
-async function invoke(eventName: string, payload: Record<string, unknown>, runId: string) {
+async function invoke(
+  eventName: string,
+  payload: Record<string, unknown>,
+  runId: string,
+  /** Run the job as this unprivileged uid (as GitHub's `runner` user), not as root. */
+  asUid?: number,
+) {
   const temp = join(root, `runner-${runId}`);
   mkdirSync(temp, { recursive: true });
   const event = join(temp, "event.json");
@@ -91,9 +98,13 @@ async function invoke(eventName: string, payload: Record<string, unknown>, runId
   };
   const logs: string[] = [];
   const code = await new Promise<number>((resolve) => {
+    const bundle = join(REPO_ROOT, "action", "dist", "index.js");
+    if (asUid !== undefined) execFileSync("chown", ["-R", `${asUid}:${asUid}`, temp]);
     const child = execFile(
-      process.execPath,
-      [join(REPO_ROOT, "action", "dist", "index.js")],
+      asUid === undefined ? process.execPath : "/usr/bin/setpriv",
+      asUid === undefined
+        ? [bundle]
+        : [`--reuid=${asUid}`, `--regid=${asUid}`, "--clear-groups", process.execPath, bundle],
       { env, maxBuffer: 64 * 1024 * 1024 },
       (error) => resolve(error ? Number((error as { code?: number }).code ?? 1) : 0),
     );
@@ -264,6 +275,27 @@ describe("the Action's job against a fake GitHub", () => {
     expect(state.pulls.length).toBe(pulls);
     expect(r.outputs.pull_request).toBe("");
   }, 300_000);
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "as an unprivileged user, as on GitHub's runners: boxes in user namespaces, the chain PASSes",
+    async () => {
+      chmodSync(root, 0o755);
+      const r = await invoke(
+        "issues",
+        issueLabeled({ sender: "alice", number: 13 }),
+        "1301",
+        70123,
+      );
+      expect(r.outputs.verdict, r.log()).toBe("PASS");
+      expect(r.code).toBe(0);
+      // Every file the job made under its RUNNER_TEMP is the runner user's, not root's.
+      const owners = execFileSync("find", [join(root, "runner-1301"), "-not", "-uid", "70123"], {
+        encoding: "utf8",
+      });
+      expect(owners.trim()).toBe("");
+    },
+    300_000,
+  );
 
   it("issues.labeled → the change chain PASSes; its journal is kept in refs/forge/state/7", async () => {
     const r = await invoke("issues", issueLabeled({ sender: "alice", number: 7 }), "1001");
