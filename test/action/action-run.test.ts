@@ -297,6 +297,22 @@ describe("the Action's job against a fake GitHub", () => {
     300_000,
   );
 
+  it("two workflow runs for the same issue at once: exactly one acts, the other says which and stops", async () => {
+    const payload = () => issueLabeled({ sender: "alice", number: 15 });
+    const [a, b] = await Promise.all([
+      invoke("issues", payload(), "1501"),
+      invoke("issues", payload(), "1502"),
+    ]);
+    const verdicts = [a.outputs.verdict, b.outputs.verdict].sort();
+    expect(verdicts, `${a.log()}\n${b.log()}`).toEqual(["PASS", "REFUSED"]);
+    const stopped = a.outputs.verdict === "REFUSED" ? a : b;
+    expect(stopped.code).toBe(0);
+    expect(stopped.log()).toMatch(/::notice::forgechain: workflow run 150\d .* is acting on this/);
+    // One run's sticky comment on the issue: the other workflow run started nothing.
+    const stickies = state.commentsOn(15).filter((c) => c.body.startsWith("<!-- forgechain:run:"));
+    expect(stickies).toHaveLength(1);
+  }, 300_000);
+
   it("issues.labeled → the change chain PASSes; its journal is kept in refs/forge/state/7", async () => {
     const r = await invoke("issues", issueLabeled({ sender: "alice", number: 7 }), "1001");
     expect(r.outputs.verdict, r.log()).toBe("PASS");
