@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
+import { benchAction } from "./action.js";
 import { benchBox } from "./box.js";
 import { benchChain } from "./chain.js";
 import { benchEgress } from "./egress.js";
@@ -20,6 +21,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ["journal", () => benchJournal()],
   ["chain", () => benchChain()],
   ["egress", () => benchEgress()],
+  ["action", () => benchAction()],
 ];
 try {
   // Optional until the webhook bench lands; a variable specifier keeps tsc from requiring it.

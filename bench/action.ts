@@ -1,0 +1,136 @@
+// The packaged Action beside `forge run`, on the demo repository with an instant scripted model
+// (the chain's own overhead, as in chain.ts): the Action's cold start — process start to its
+// first request to GitHub — and its whole job (a fresh runner: the box proof included, as every
+// first job on an issue has to prove), against a fake GitHub on loopback with the real
+// `git http-backend`; and `forge run`'s whole command on a clone of the same repository, once
+// proved. Each timed job must have PASSed.
+import { execFile, execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { installRoot } from "../src/cli/install-root.js";
+import { createDemoRepo } from "../src/demo/demo-repo.js";
+import { startModelServer } from "../src/scripted-model/server.js";
+import { startFakeGitHub } from "../test/app/fake-github-server.js";
+import { createGitHubState } from "../test/app/github-state.js";
+import { FULL, issueLabeled, OWNER, REPO } from "../test/app/payloads.js";
+import { instantScript } from "./chain.js";
+
+const TOKEN = "ghs_forgebenchworkflowtoken000000000000";
+
+function spawnTimed(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  firstContact?: () => boolean,
+): Promise<{ code: number; ms: number; firstMs: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    let firstMs: number | null = null;
+    const watch = firstContact
+      ? setInterval(() => {
+          if (firstMs === null && firstContact()) firstMs = performance.now() - t0;
+        }, 2)
+      : null;
+    let out = "";
+    const child = execFile(command, args, { env, maxBuffer: 64 * 1024 * 1024 }, (error) => {
+      if (watch) clearInterval(watch);
+      resolve({
+        code: error ? Number((error as { code?: number }).code ?? 1) : 0,
+        ms: Math.round(performance.now() - t0),
+        firstMs: firstMs === null ? null : Math.round(firstMs),
+        out,
+      });
+    });
+    child.stdout?.on("data", (d) => {
+      out += d;
+    });
+    child.stderr?.on("data", (d) => {
+      out += d;
+    });
+  });
+}
+
+export async function benchAction(): Promise<object> {
+  const root = installRoot();
+  const dir = mkdtempSync(join(tmpdir(), "forge-bench-action-"));
+  const model = await startModelServer(instantScript());
+  const state = createGitHubState();
+  state.permissions.set("alice", "write");
+  state.tokens.push(TOKEN);
+  const src = join(dir, "src");
+  await createDemoRepo(root, src);
+  const bare = join(dir, "git", OWNER, `${REPO}.git`);
+  mkdirSync(join(dir, "git", OWNER), { recursive: true });
+  execFileSync("git", ["clone", "--quiet", "--bare", src, bare]);
+  const fake = await startFakeGitHub({ state, gitRoot: join(dir, "git") });
+  try {
+    const temp = join(dir, "runner");
+    mkdirSync(temp);
+    const event = join(temp, "event.json");
+    const payload = issueLabeled({ sender: "alice", number: 7 }) as Record<string, unknown>;
+    delete payload.installation;
+    writeFileSync(event, JSON.stringify(payload));
+    const output = join(temp, "output");
+    writeFileSync(output, "");
+    const action = await spawnTimed(
+      process.execPath,
+      [join(root, "action", "dist", "index.js")],
+      {
+        PATH: `${join(root, "node_modules", ".bin")}:/usr/local/bin:/usr/bin:/bin`,
+        HOME: temp,
+        GITHUB_EVENT_NAME: "issues",
+        GITHUB_EVENT_PATH: event,
+        GITHUB_REPOSITORY: FULL,
+        GITHUB_API_URL: `http://${fake.host}/api/v3`,
+        GITHUB_GRAPHQL_URL: `http://${fake.host}/api/graphql`,
+        GITHUB_SERVER_URL: `http://${fake.host}`,
+        GITHUB_WORKSPACE: temp,
+        GITHUB_OUTPUT: output,
+        RUNNER_TEMP: temp,
+        GITHUB_ACTOR: "alice",
+        GITHUB_RUN_ID: "1",
+        INPUT_GITHUB_TOKEN: TOKEN,
+        INPUT_ANTHROPIC_API_KEY: "forge-bench-not-a-real-key",
+        ANTHROPIC_BASE_URL: model.url,
+      },
+      () => fake.api.length + fake.git.length > 0,
+    );
+    if (!/verdict<<\S+\nPASS\n/.test(readFileSync(output, "utf8"))) {
+      throw new Error(
+        `the Action's job did not PASS (exit ${action.code}): ${action.out.slice(-2000)}`,
+      );
+    }
+    // forge run on a clone of the same repository: the first run proves the box, the second is
+    // the figure beside the Action's.
+    const forgeEnv = {
+      PATH: `${join(root, "node_modules", ".bin")}:/usr/local/bin:/usr/bin:/bin`,
+      HOME: join(dir, "forge-user"),
+      FORGE_HOME: join(dir, "forge-home"),
+      ANTHROPIC_BASE_URL: model.url,
+      ANTHROPIC_API_KEY: "forge-bench-not-a-real-key",
+    };
+    mkdirSync(forgeEnv.HOME);
+    const clone = join(dir, "clone");
+    execFileSync("git", ["clone", "--quiet", bare, clone]);
+    const forge = [join(root, "bin", "forge.js"), "run", "--repo", clone, "--task", "bench"];
+    const first = await spawnTimed(process.execPath, forge, forgeEnv);
+    const second = await spawnTimed(process.execPath, forge, forgeEnv);
+    for (const r of [first, second]) {
+      if (r.code !== 0)
+        throw new Error(`forge run did not PASS (exit ${r.code}): ${r.out.slice(-2000)}`);
+    }
+    return {
+      description:
+        "the demo repository, an instant model: the Action's job on a fresh runner (box proof included) and forge run's command (first proves, second is proved)",
+      action_cold_start_ms: action.firstMs,
+      action_job_ms: action.ms,
+      forge_run_first_ms: first.ms,
+      forge_run_proved_ms: second.ms,
+    };
+  } finally {
+    await fake.close();
+    await model.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
