@@ -11,9 +11,10 @@ import { join } from "node:path";
 import { installRoot } from "../src/cli/install-root.js";
 import { createDemoRepo } from "../src/demo/demo-repo.js";
 import { startModelServer } from "../src/scripted-model/server.js";
+import { parseOutputFile, runnerEnv, writeEvent } from "../test/action/action-kit.js";
 import { startFakeGitHub } from "../test/app/fake-github-server.js";
 import { createGitHubState } from "../test/app/github-state.js";
-import { FULL, issueLabeled, OWNER, REPO } from "../test/app/payloads.js";
+import { issueLabeled, OWNER, REPO } from "../test/app/payloads.js";
 import { instantScript } from "./chain.js";
 
 const TOKEN = "ghs_forgebenchworkflowtoken000000000000";
@@ -67,36 +68,26 @@ export async function benchAction(): Promise<object> {
   try {
     const temp = join(dir, "runner");
     mkdirSync(temp);
-    const event = join(temp, "event.json");
-    const payload = issueLabeled({ sender: "alice", number: 7 }) as Record<string, unknown>;
-    delete payload.installation;
-    writeFileSync(event, JSON.stringify(payload));
+    const event = writeEvent(temp, issueLabeled({ sender: "alice", number: 7 }));
     const output = join(temp, "output");
     writeFileSync(output, "");
     const action = await spawnTimed(
       process.execPath,
       [join(root, "action", "dist", "index.js")],
-      {
-        PATH: `${join(root, "node_modules", ".bin")}:/usr/local/bin:/usr/bin:/bin`,
-        HOME: temp,
-        GITHUB_EVENT_NAME: "issues",
-        GITHUB_EVENT_PATH: event,
-        GITHUB_REPOSITORY: FULL,
-        GITHUB_API_URL: `http://${fake.host}/api/v3`,
-        GITHUB_GRAPHQL_URL: `http://${fake.host}/api/graphql`,
-        GITHUB_SERVER_URL: `http://${fake.host}`,
-        GITHUB_WORKSPACE: temp,
-        GITHUB_OUTPUT: output,
-        RUNNER_TEMP: temp,
-        GITHUB_ACTOR: "alice",
-        GITHUB_RUN_ID: "1",
-        INPUT_GITHUB_TOKEN: TOKEN,
-        INPUT_ANTHROPIC_API_KEY: "forge-bench-not-a-real-key",
-        ANTHROPIC_BASE_URL: model.url,
-      },
+      runnerEnv({
+        host: fake.host,
+        root,
+        temp,
+        eventName: "issues",
+        event,
+        runId: "1",
+        token: TOKEN,
+        modelUrl: model.url,
+        output,
+      }),
       () => fake.api.length + fake.git.length > 0,
     );
-    if (!/verdict<<\S+\nPASS\n/.test(readFileSync(output, "utf8"))) {
+    if (parseOutputFile(readFileSync(output, "utf8")).verdict !== "PASS") {
       throw new Error(
         `the Action's job did not PASS (exit ${action.code}): ${action.out.slice(-2000)}`,
       );

@@ -25,10 +25,11 @@ import { demoScript } from "../../src/demo/demo-script.js";
 import { type ModelServer, startModelServer } from "../../src/scripted-model/server.js";
 import { type FakeGitHubServer, startFakeGitHub } from "../app/fake-github-server.js";
 import { createGitHubState, type GitHubState } from "../app/github-state.js";
-import { commentCreated, FULL, issueLabeled, OWNER, pullRequest, REPO } from "../app/payloads.js";
+import { commentCreated, issueLabeled, OWNER, pullRequest, REPO } from "../app/payloads.js";
 import { ensureBuilt } from "../harness/build.js";
 import { REPO_ROOT } from "../harness/claude-run.js";
 import { assertMatchesOpenApi } from "../harness/openapi-check.js";
+import { parseOutputFile, runnerEnv, writeEvent } from "./action-kit.js";
 
 const TOKEN = "ghs_forgetestworkflowtoken0000000000000";
 let root: string;
@@ -68,34 +69,22 @@ async function invoke(
 ) {
   const temp = join(root, `runner-${runId}`);
   mkdirSync(temp, { recursive: true });
-  const event = join(temp, "event.json");
-  delete payload.installation; // a workflow's payload names none
-  writeFileSync(event, JSON.stringify(payload));
+  const event = writeEvent(temp, payload);
   const output = join(temp, "output");
   const summary = join(temp, "summary.md");
   writeFileSync(output, "");
-  const env = {
-    PATH: `${join(REPO_ROOT, "node_modules", ".bin")}:/usr/local/bin:/usr/bin:/bin`,
-    HOME: temp,
-    GITHUB_EVENT_NAME: eventName,
-    GITHUB_EVENT_PATH: event,
-    GITHUB_REPOSITORY: FULL,
-    GITHUB_API_URL: `http://${fake.host}/api/v3`,
-    GITHUB_GRAPHQL_URL: `http://${fake.host}/api/graphql`,
-    GITHUB_SERVER_URL: `http://${fake.host}`,
-    GITHUB_WORKSPACE: temp,
-    GITHUB_OUTPUT: output,
-    GITHUB_STEP_SUMMARY: summary,
-    RUNNER_TEMP: temp,
-    RUNNER_TOOL_CACHE: join(temp, "tool-cache"),
-    GITHUB_ACTOR: "alice",
-    GITHUB_RUN_ID: runId,
-    INPUT_GITHUB_TOKEN: TOKEN,
-    INPUT_ANTHROPIC_API_KEY: "sk-ant-forge-test-not-a-real-key",
-    INPUT_TRIGGER_LABEL: "forge",
-    INPUT_REVIEW_LABEL: "forge:review",
-    ANTHROPIC_BASE_URL: model.url,
-  };
+  const env = runnerEnv({
+    host: fake.host,
+    root: REPO_ROOT,
+    temp,
+    eventName,
+    event,
+    runId,
+    token: TOKEN,
+    modelUrl: model.url,
+    output,
+    summary,
+  });
   const logs: string[] = [];
   const code = await new Promise<number>((resolve) => {
     const bundle = join(REPO_ROOT, "action", "dist", "index.js");
@@ -173,20 +162,6 @@ function filesHolding(dir: string, needle: string): string[] {
   };
   walk(dir);
   return found;
-}
-
-/** GITHUB_OUTPUT as the runner reads it (name<<DELIMITER … DELIMITER). */
-function parseOutputFile(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const m = /^([^<=]+)<<(.+)$/.exec(lines[i] ?? "");
-    if (!m) continue;
-    const body: string[] = [];
-    for (i++; i < lines.length && lines[i] !== m[2]; i++) body.push(lines[i] ?? "");
-    out[m[1] as string] = body.join("\n");
-  }
-  return out;
 }
 
 describe("the Action's job against a fake GitHub", () => {

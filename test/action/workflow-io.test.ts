@@ -10,25 +10,12 @@ import {
   writeOutputs,
 } from "../../src/action/workflow-io.js";
 import { tempDir } from "../helpers/git-repo.js";
+import { parseOutputFile } from "./action-kit.js";
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
-
-/** The runner's own reading of GITHUB_OUTPUT (name<<DELIM … DELIM, or name=value). */
-function parseOutputFile(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const m = /^([^<=]+)<<(.+)$/.exec(lines[i] ?? "");
-    if (!m) continue;
-    const body: string[] = [];
-    for (i++; i < lines.length && lines[i] !== m[2]; i++) body.push(lines[i] ?? "");
-    out[m[1] as string] = body.join("\n");
-  }
-  return out;
-}
 
 describe("workflow commands", () => {
   it("a message from an issue cannot start a command of its own", () => {
