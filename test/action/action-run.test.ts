@@ -18,7 +18,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDemoRepo } from "../../src/demo/demo-repo.js";
 import { demoScript } from "../../src/demo/demo-script.js";
@@ -148,6 +148,14 @@ function askingScript() {
   };
 }
 
+/** Whether every directory from / down to `dir` lets other users through (o+x). */
+function reachableByOthers(dir: string): boolean {
+  for (let d = dir; ; d = dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) return false;
+    if (dirname(d) === d) return true;
+  }
+}
+
 /** Every regular file under `dir` whose bytes contain `needle`. */
 function filesHolding(dir: string, needle: string): string[] {
   const found: string[] = [];
@@ -251,7 +259,9 @@ describe("the Action's job against a fake GitHub", () => {
     expect(r.outputs.pull_request).toBe("");
   }, 300_000);
 
-  it.skipIf(process.getuid?.() !== 0)(
+  // On a runner the job's user owns the action's checkout; here another uid must be able to reach
+  // this checkout (a clone under a private `mktemp -d` is not reachable: then this cannot run).
+  it.skipIf(process.getuid?.() !== 0 || !reachableByOthers(REPO_ROOT))(
     "as an unprivileged user, as on GitHub's runners: boxes in user namespaces, the chain PASSes",
     async () => {
       chmodSync(root, 0o755);
