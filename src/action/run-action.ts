@@ -64,6 +64,17 @@ export async function runAction(d: ActionDeps): Promise<ActionResult> {
   registerKnownSecrets([inputs.githubToken, ...workflowSecrets(d.env)]);
   const ev = readEvent(runtime);
   const number = subjectOf(ev);
+  if (number === null && runtime.eventName === "workflow_dispatch") {
+    // Asked for by hand: a dispatch forgechain cannot act on is an error, never a quiet pass.
+    const why = ev.kind === "ignored" ? ev.reason : ev.kind;
+    d.out(workflowCommand("error", `forgechain: ${why}`));
+    return result(1, "REFUSED", {
+      verdict: "REFUSED",
+      subject: null,
+      steps: [],
+      next: `${why}. Nothing ran`,
+    });
+  }
   if (number === null) {
     d.out(
       workflowCommand(
@@ -127,14 +138,14 @@ export async function runAction(d: ActionDeps): Promise<ActionResult> {
       d.out(
         workflowCommand(
           "error",
-          `forgechain refused this ${runtime.eventName} event: see its reply on #${number}`,
+          `forgechain refused this ${runtime.eventName} event: its reply on #${number}, or the error above, says why`,
         ),
       );
       return result(1, "REFUSED", {
         verdict: "REFUSED",
         subject: { number, url: `${runtime.serverUrl}/${runtime.repository}/issues/${number}` },
         steps: [],
-        next: `forgechain replied on #${number} with the reason; nothing ran`,
+        next: `nothing ran; forgechain's reply on #${number}, or the job's log, says why`,
       });
     }
     return await outcome(run, store, runtime, number);
@@ -179,6 +190,8 @@ function subjectOf(ev: ForgeEvent): number | null {
     case "issue-labeled":
     case "comment":
       return ev.issue.number;
+    case "dispatch":
+      return ev.issueNumber;
     case "pull-request":
       return ev.pull.number;
     default:

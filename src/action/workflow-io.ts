@@ -54,8 +54,8 @@ export function writeOutputs(file: string, outputs: ActionOutputs): void {
 export interface SummaryInput {
   verdict: ActionVerdict;
   runId?: string;
-  /** issue or pull request, with its URL. */
-  subject: { number: number; url: string };
+  /** issue or pull request, with its URL; null when the event named none that forgechain could use. */
+  subject: { number: number; url: string } | null;
   steps: Array<{ role: string; verdict: string; reason?: string }>;
   gate?: string;
   branch?: string;
@@ -66,12 +66,14 @@ export interface SummaryInput {
 
 /** The job summary: the verdict table, the gate and links. Untrusted text in code spans. */
 export function summaryMarkdown(s: SummaryInput): string {
-  const lines = [
-    `## forgechain: ${s.verdict} on #${s.subject.number}`,
-    "",
-    `[#${s.subject.number}](${s.subject.url})${s.runId ? ` · run ${codeSpan(s.runId)}` : ""}`,
-    "",
-  ];
+  const lines = s.subject
+    ? [
+        `## forgechain: ${s.verdict} on #${s.subject.number}`,
+        "",
+        `[#${s.subject.number}](${s.subject.url})${s.runId ? ` · run ${codeSpan(s.runId)}` : ""}`,
+        "",
+      ]
+    : [`## forgechain: ${s.verdict}`, ""];
   if (s.steps.length > 0) {
     lines.push("| step | verdict | why |", "|---|---|---|");
     for (const st of s.steps) {

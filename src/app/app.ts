@@ -7,6 +7,7 @@
 import type { ApplicationFunction, Context } from "probot";
 import { handleComment } from "./command-flow.js";
 import { parseCommand } from "./commands.js";
+import { handleDispatch } from "./dispatch-flow.js";
 import { type ForgeEvent, parseWebhook } from "./events.js";
 import { type JobTrace, reportJobFailure, traceFor } from "./job-failure.js";
 import { findRunForCheck, rerunForCheck } from "./rerun.js";
@@ -142,6 +143,9 @@ async function dispatch(ev: ForgeEvent, s: AppServices, trace: JobTrace): Promis
       return;
     case "comment":
       await handleComment(ev, s, trace);
+      return;
+    case "dispatch":
+      await handleDispatch(ev, s, trace);
       return;
     case "check-rerequested": {
       trace.stage = "finding the run of the check";

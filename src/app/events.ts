@@ -62,6 +62,11 @@ export type ForgeEvent =
       comment: { id: number; body: string; author: Actor };
     })
   | (Common & {
+      /** A workflow_dispatch naming an issue (the Action only): its text is asked from the API. */
+      kind: "dispatch";
+      issueNumber: number;
+    })
+  | (Common & {
       kind: "check-rerequested";
       check: { name: string; externalId: string; headSha: string };
     })
@@ -110,6 +115,17 @@ const pull = z.object({
   }),
   base: z.object({ ref: z.string().min(1).max(255) }),
 });
+
+// workflow_dispatch inputs are strings as typed in the form (a `type: number` input may arrive
+// as a number): "7" and "#7" name issue 7; anything else is refused with what was given.
+const issueInput = z.union([
+  z.number().int().positive().max(999_999_999),
+  z
+    .string()
+    .regex(/^\s*#?\d{1,9}\s*$/)
+    .transform((v) => Number(v.trim().replace(/^#/, ""))),
+]);
+const dispatchSchema = common.extend({ inputs: z.record(z.string(), z.unknown()).nullish() });
 
 const schemas = {
   "issues.labeled": common.extend({ label, issue }),
@@ -170,6 +186,7 @@ export function parseWebhook(
         typeof p?.installation?.account?.login === "string" ? p.installation.account.login : null,
     };
   }
+  if (name === "workflow_dispatch") return parseDispatch(payload, delivery, options);
   const key =
     name === "pull_request" && ["labeled", "opened", "synchronize"].includes(action)
       ? "pull_request"
@@ -240,5 +257,37 @@ export function parseWebhook(
       externalId: p.check_run.external_id ?? "",
       headSha: p.check_run.head_sha,
     },
+  };
+}
+
+/** A workflow_dispatch with an `issue` input → the change chain on that issue (the Action). */
+function parseDispatch(
+  payload: unknown,
+  delivery: string,
+  options: { workflow?: boolean },
+): ForgeEvent {
+  const ignored = (reason: string): ForgeEvent => ({ kind: "ignored", delivery, reason });
+  // A GitHub App never receives a workflow's dispatch: only the Action acts on one.
+  if (!options.workflow) return ignored("workflow_dispatch is not handled");
+  const parsed = dispatchSchema.safeParse(payload);
+  if (!parsed.success) {
+    const where = parsed.error.issues[0]?.path.join(".") || "payload";
+    return ignored(`workflow_dispatch: unexpected payload at ${where}`);
+  }
+  const given = parsed.data.inputs?.issue;
+  const issue = issueInput.safeParse(given);
+  if (!issue.success) {
+    const shown = given === undefined ? "nothing" : JSON.stringify(given).slice(0, 60);
+    return ignored(
+      `workflow_dispatch: the \`issue\` input must be the number of the issue to work on (got ${shown})`,
+    );
+  }
+  return {
+    kind: "dispatch",
+    delivery,
+    installationId: parsed.data.installation?.id ?? 0,
+    repo: repoInfo(parsed.data.repository),
+    sender: actor(parsed.data.sender),
+    issueNumber: issue.data,
   };
 }

@@ -79,6 +79,13 @@ export function traceFor(
       };
     case "check-rerequested":
       return { ...base, ours: "sure", retry: "press Re-run on the check again", number: null };
+    case "dispatch":
+      return {
+        ...base,
+        ours: "sure",
+        retry: "run the workflow again",
+        number: ev.issueNumber,
+      };
   }
 }
 

@@ -36,7 +36,9 @@ export interface StartRequest {
   trigger:
     | { kind: "label"; label: string }
     | { kind: "pull-action"; action: "opened" | "synchronize" }
-    | { kind: "command" };
+    | { kind: "command" }
+    /** A workflow_dispatch naming the issue: asked for by name, as a command is. */
+    | { kind: "dispatch" };
 }
 
 export type StartOutcome =

@@ -7,6 +7,7 @@ import {
   type PortContext,
   type PortOctokit,
 } from "./context.js";
+import { getIssue } from "./issues.js";
 import { getPermission } from "./permission.js";
 import type { GitHubPort } from "./port.js";
 import { disableAutoMerge, openDraftPullRequest, updatePullRequest } from "./pulls.js";
@@ -44,6 +45,7 @@ export function createGitHubPort(options: GitHubPortOptions): GitHubPort {
     setGate: setGate(ctx),
     disableAutoMerge: disableAutoMerge(ctx),
     getPermission: getPermission(ctx),
+    getIssue: getIssue(ctx),
     postReply: postReply(ctx),
   };
 }

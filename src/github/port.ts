@@ -105,6 +105,17 @@ export interface GitHubPort {
   /** R1.4: the actor's permission, asked from the API (never inferred from a payload). */
   getPermission(input: RepoCoords & { username: string }): Promise<Permission>;
 
+  /**
+   * An issue's number, title and text, or null when the repository has none by that number.
+   * Title and body are untrusted text: the caller clips them as it does a payload's.
+   */
+  getIssue(input: RepoCoords & { issueNumber: number }): Promise<{
+    number: number;
+    title: string;
+    body: string;
+    isPullRequest: boolean;
+  } | null>;
+
   /** A short reply on an issue or PR (refusals, help, status). */
   postReply(
     input: RepoCoords & { issueNumber: number; body: string },

@@ -6,6 +6,7 @@ import {
   example,
   issueLabeled,
   pullRequest,
+  workflowDispatch,
 } from "./payloads.js";
 
 const SHA = "0123456789abcdef0123456789abcdef01234567";
@@ -42,6 +43,42 @@ describe("parseWebhook: one typed event per payload", () => {
       label: "forge",
       issue: { number: 7 },
     });
+  });
+
+  it("workflow_dispatch names its issue in the `issue` input (the Action only)", () => {
+    const dispatch = (issue: unknown) => {
+      const payload = workflowDispatch({ sender: "alice", issue });
+      delete payload.installation;
+      return parseWebhook("workflow_dispatch", payload, "d1", { workflow: true });
+    };
+    for (const given of ["7", " #7 ", 7]) {
+      expect(dispatch(given), String(given)).toMatchObject({
+        kind: "dispatch",
+        issueNumber: 7,
+        installationId: 0,
+        sender: { login: "alice", isBot: false },
+        repo: { fullName: "octo-org/widgets" },
+      });
+    }
+    for (const [given, shown] of [
+      [undefined, "nothing"],
+      ["", '""'],
+      ["seven", '"seven"'],
+      ["7; rm -rf /", '"7; rm -rf /"'],
+      [-7, "-7"],
+      [0, "0"],
+      ["1234567890", '"1234567890"'],
+    ] as const) {
+      expect(dispatch(given), String(given)).toEqual({
+        kind: "ignored",
+        delivery: "d1",
+        reason: `workflow_dispatch: the \`issue\` input must be the number of the issue to work on (got ${shown})`,
+      });
+    }
+    // A GitHub App is never dispatched: the App ignores the event whatever it holds.
+    expect(
+      parseWebhook("workflow_dispatch", workflowDispatch({ sender: "alice", issue: "7" }), "d1"),
+    ).toMatchObject({ kind: "ignored", reason: "workflow_dispatch is not handled" });
   });
 
   it("pull_request with the head sha, the base and whether it comes from a fork", () => {

@@ -49,6 +49,8 @@ export interface GitHubState {
   checkRuns: FakeCheckRun[];
   pulls: FakePull[];
   graphql: Array<{ query: string; variables: unknown }>;
+  /** Issues the API answers for by number (GET …/issues/{n}); others are 404. */
+  issues: Map<number, { title: string; body: string; isPullRequest?: boolean }>;
   /** Installation tokens issued, newest last. */
   tokens: string[];
   handle(method: string, path: string, body: unknown): { status: number; body: unknown };
@@ -73,6 +75,7 @@ export function createGitHubState(
     checkRuns: [],
     pulls: [],
     graphql: [],
+    issues: new Map(),
     tokens: [],
     handle,
     commentsOn: (issue) => state.comments.filter((c) => c.issue === issue),
@@ -186,6 +189,24 @@ export function createGitHubState(
           permission: legacy,
           role_name: perm,
           user: { ...(example.user as Json), role_name: perm },
+        });
+      },
+    ],
+    [
+      "GET",
+      /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)$/,
+      (m) => {
+        const n = Number(m[1]);
+        const found = state.issues.get(n);
+        if (!found) return notFound;
+        const example = openApiExample("GET", "/repos/{owner}/{repo}/issues/{issue_number}");
+        const { pull_request: _pr, ...rest } = example;
+        return json(200, {
+          ...rest,
+          number: n,
+          title: found.title,
+          body: found.body,
+          ...(found.isPullRequest ? { pull_request: _pr } : {}),
         });
       },
     ],

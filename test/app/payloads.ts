@@ -18,7 +18,8 @@ export const REPO = "widgets";
 export const FULL = `${OWNER}/${REPO}`;
 export const INSTALLATION = 42;
 
-export function example(name: string, action: string): Json {
+/** An example of the event (with `action`; an event that has none, such as workflow_dispatch: undefined). */
+export function example(name: string, action: string | undefined): Json {
   const found = examples.find((e) => e.name === name)?.examples.find((x) => x.action === action);
   if (!found) throw new Error(`no example ${name}.${action}`);
   return structuredClone(found) as Json;
@@ -137,5 +138,12 @@ export function checkRerequested(o: {
     external_id: o.externalId,
     head_sha: o.headSha,
   };
+  return p;
+}
+
+/** A workflow_dispatch of the forgechain workflow with its `issue` input (as typed in the form). */
+export function workflowDispatch(o: { sender: string; issue: unknown }): Json {
+  const p = adapt(example("workflow_dispatch", undefined), o.sender);
+  p.inputs = o.issue === undefined ? {} : { issue: o.issue };
   return p;
 }

@@ -237,6 +237,12 @@ function inline(
   ) {
     out.additionalProperties = false;
   }
+  // OpenAPI 3.0's `nullable` beside no `type` (e.g. on an allOf, as in an issue's `milestone`)
+  // is something Ajv refuses to compile: say the same thing as "this, or null".
+  if (out.nullable === true && out.type === undefined) {
+    const { nullable: _n, ...rest } = out;
+    return { anyOf: [rest, { type: "null" }] };
+  }
   return out;
 }
 
@@ -512,7 +518,10 @@ export function openApiExample(
   const examples = (media?.examples ?? {}) as Json;
   const first = Object.values(examples)[0];
   if (!first) throw new Error(`${method} ${template} ${code} has no example`);
-  return structuredClone(resolve(desc.doc, first).value) as Json;
+  let value = resolve(desc.doc, first).value as Json;
+  // Some examples' values are themselves references to a shared example (an issue's is).
+  while (value && typeof value.$ref === "string") value = resolve(desc.doc, value).value as Json;
+  return structuredClone(value) as Json;
 }
 
 // ---------------------------------------------------------------------------------------------
