@@ -42,7 +42,7 @@ try {
   if (process.env.GITHUB_STEP_SUMMARY && r.summary) {
     writeSummary(process.env.GITHUB_STEP_SUMMARY, r.summary);
   }
-  if (r.outputs.verdict === "PAUSED" && r.summary?.next) {
+  if (r.outputs.verdict === "PAUSED" && r.exitCode === 0 && r.summary?.next) {
     out(workflowCommand("notice", `forgechain paused: ${r.summary.next}`));
   }
   process.exitCode = r.exitCode;

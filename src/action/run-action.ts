@@ -10,10 +10,7 @@ import { accept } from "../app/app.js";
 import { composeServices } from "../app/compose.js";
 import { type ForgeEvent, parseWebhook } from "../app/events.js";
 import { gitAuthEnv, repoRemote } from "../app/git-auth.js";
-import { GATE_EVENT } from "../app/reporter.js";
-import { PULL_EVENT } from "../app/run-context.js";
 import type { DeploymentSettings } from "../app/services.js";
-import type { Logger } from "../chain/ports.js";
 import type { RunRecord } from "../chain/types.js";
 import { DEFAULT_DEPLOYMENT } from "../policy/index.js";
 import { registerKnownSecrets } from "../secrets/index.js";
@@ -25,22 +22,15 @@ import {
   readRuntime,
   workflowSecrets,
 } from "./inputs.js";
+import { jobLogger, stepGroups } from "./job-log.js";
+import { type ActionResult, outcome, result } from "./outcome.js";
 import { claimState, StateBusyError, stateRef } from "./state.js";
 import { tokenInstallations } from "./token-installations.js";
-import {
-  type ActionOutputs,
-  type ActionVerdict,
-  type SummaryInput,
-  workflowCommand,
-} from "./workflow-io.js";
+import { workflowCommand } from "./workflow-io.js";
 
 type Env = Record<string, string | undefined>;
 
-export interface ActionResult {
-  exitCode: number;
-  outputs: ActionOutputs;
-  summary: SummaryInput | null;
-}
+export type { ActionResult } from "./outcome.js";
 
 export interface ActionDeps {
   env: Env;
@@ -107,6 +97,8 @@ export async function runAction(d: ActionDeps): Promise<ActionResult> {
     return result(0, "REFUSED", null);
   }
   const store = openJournal(claimed.journalFile);
+  const startedAt = new Date().toISOString();
+  const groups = stepGroups(d.out);
   try {
     const s = composeServices({
       settings: settingsFor(d, inputs, runtime, home, extraPath),
@@ -114,10 +106,13 @@ export async function runAction(d: ActionDeps): Promise<ActionResult> {
       installations: tokenInstallations({
         token: inputs.githubToken,
         apiUrl: runtime.apiUrl,
+        graphqlUrl: runtime.graphqlUrl,
         log: { warn: (m) => d.out(workflowCommand("warning", m)) },
       }),
       gateKey: gateKeyOf(inputs),
+      ...(inputs.gateSecret ? {} : { unsealable: NO_GATE_SECRET }),
       logger: jobLogger(d.out),
+      observer: groups,
       stickyDelayMs: 0,
       jobConcurrency: 1,
       maxParallel: 1,
@@ -130,6 +125,7 @@ export async function runAction(d: ActionDeps): Promise<ActionResult> {
     await s.queue.drain();
     await standStill(store, d.pollMs ?? 500);
     await s.reporter.idle();
+    groups.close();
     const run = (await s.index.runsOn(`${owner}/${name}`, number))[0] ?? null;
     // Not forge's (a bot, a comment that is no command): nothing to do, the step passes. Taken
     // but no run to show: the App refused it and said why on the issue; the step fails.
@@ -148,23 +144,23 @@ export async function runAction(d: ActionDeps): Promise<ActionResult> {
         next: `nothing ran; forgechain's reply on #${number}, or the job's log, says why`,
       });
     }
-    return await outcome(run, store, runtime, number);
+    const done = await outcome(run, store, runtime, inputs, number);
+    // An answer this job refused (unsealable, or its seal did not hold) fails the step: the
+    // human who asked sees a red job, not only a reply on the issue.
+    const refused = (await store.events(run.id))
+      .filter((e) => e.type === "seal.refused" && e.at >= startedAt)
+      .map((e) => String(e.data.reason ?? "refused"));
+    if (refused.length > 0) {
+      for (const why of refused)
+        d.out(workflowCommand("error", `forgechain refused the answer: ${why}`));
+      const next = `the answer was refused: ${refused.join("; ")}`;
+      return { ...done, exitCode: 1, summary: done.summary && { ...done.summary, next } };
+    }
+    return done;
   } finally {
     await store.close();
     await claimed.release();
   }
-}
-
-function result(
-  exitCode: number,
-  verdict: ActionVerdict,
-  summary: SummaryInput | null,
-): ActionResult {
-  return {
-    exitCode,
-    outputs: { run_id: "", verdict, branch: "", pull_request: "", gate: "" },
-    summary,
-  };
 }
 
 function readEvent(runtime: ActionRuntime): ForgeEvent {
@@ -227,6 +223,12 @@ function settingsFor(
   };
 }
 
+// Every human answer is sealed before anything acts on it, with a key the next workflow run
+// holds too. Without one, a key that dies with the job would seal and check in one breath and
+// prove nothing, so answers are refused and the reply says how to give the key.
+const NO_GATE_SECRET =
+  "answers to a run are sealed with the workflow's `gate_secret`, and this workflow gives forgechain none. Store a long random value (`openssl rand -hex 32`) as a repository secret, pass it to the action as `gate_secret` (from `secrets.FORGE_GATE_SECRET`, say), then comment again";
+
 /** The seal key: from gate_secret (a repository secret), else one that dies with this job. */
 function gateKeyOf(inputs: ActionInputs): Buffer {
   return inputs.gateSecret
@@ -244,71 +246,4 @@ async function standStill(
     if (moving.length === 0) return;
     await new Promise((r) => setTimeout(r, pollMs));
   }
-}
-
-async function outcome(
-  run: RunRecord,
-  store: {
-    events(id: string): Promise<Array<{ type: string; data: Record<string, unknown> }>>;
-    getSteps(
-      id: string,
-    ): Promise<Array<{ role: string; state: string; decision?: { reasons: string[] } | null }>>;
-  },
-  runtime: ActionRuntime,
-  number: number,
-): Promise<ActionResult> {
-  const events = await store.events(run.id);
-  const gate = [...events].reverse().find((e) => e.type === GATE_EVENT)?.data.conclusion;
-  const pull = [...events].reverse().find((e) => e.type === PULL_EVENT)?.data;
-  const verdict: ActionVerdict =
-    run.state === "passed" ? "PASS" : run.state === "paused" ? "PAUSED" : "FAIL";
-  const steps = await store.getSteps(run.id);
-  const base = `${runtime.serverUrl}/${runtime.repository}`;
-  const summary: SummaryInput = {
-    verdict,
-    runId: run.id,
-    subject: { number, url: `${base}/issues/${number}` },
-    steps: steps.map((s) => ({
-      role: s.role,
-      verdict: s.state,
-      ...(s.decision?.reasons.length
-        ? { reason: s.decision.reasons.join("; ").slice(0, 300) }
-        : {}),
-    })),
-    ...(typeof gate === "string" ? { gate } : {}),
-    ...(run.branch ? { branch: run.branch } : {}),
-    ...(typeof pull?.number === "number"
-      ? { pullRequest: { number: pull.number, url: `${base}/pull/${pull.number}` } }
-      : {}),
-    ...(verdict === "PAUSED"
-      ? { next: "answer on the issue with /forge respond <request> <answer>, then /forge resume" }
-      : {}),
-  };
-  return {
-    exitCode: verdict === "FAIL" ? 1 : 0,
-    outputs: {
-      run_id: run.id,
-      verdict,
-      branch: run.branch ?? "",
-      pull_request: typeof pull?.number === "number" ? String(pull.number) : "",
-      gate: typeof gate === "string" ? gate : "",
-    },
-    summary,
-  };
-}
-
-/** The App's logger, as the job's log: errors and warnings as workflow commands. */
-function jobLogger(out: (text: string) => void): Logger {
-  const line = (level: string) => (a: unknown, b?: unknown) => {
-    const msg = typeof a === "string" ? a : typeof b === "string" ? b : "";
-    if (level === "error" || level === "warn")
-      out(workflowCommand(level === "error" ? "error" : "warning", `forgechain: ${msg}`));
-    else if (level === "info") out(`forgechain: ${msg}\n`);
-  };
-  return {
-    debug: () => {},
-    info: line("info"),
-    warn: line("warn"),
-    error: line("error"),
-  } as unknown as Logger;
 }

@@ -8,6 +8,7 @@ import { tokenPort } from "../github/token-client.js";
 export function tokenInstallations(o: {
   token: string;
   apiUrl: string;
+  graphqlUrl?: string;
   botLogin?: string;
   log?: { warn(msg: string): void };
 }): Installations {
@@ -17,6 +18,7 @@ export function tokenInstallations(o: {
       port ??= tokenPort({
         token: o.token,
         baseUrl: o.apiUrl,
+        ...(o.graphqlUrl ? { graphqlUrl: o.graphqlUrl } : {}),
         ...(o.botLogin ? { botLogin: o.botLogin } : {}),
         ...(o.log ? { log: o.log } : {}),
       });

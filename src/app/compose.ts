@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { createChainEngine } from "../chain/engine.js";
 import { randomIds } from "../chain/ids.js";
-import type { Clock, JournalStore, Logger, StepRunner } from "../chain/ports.js";
+import type { ChainObserver, Clock, JournalStore, Logger, StepRunner } from "../chain/ports.js";
 import type { RunnerLimits } from "../runner/runner-limits.js";
 import { createSealer } from "../seal/index.js";
 import {
@@ -35,6 +35,8 @@ export interface ComposeInput {
   store: JournalStore;
   installations: Installations;
   gateKey: Buffer;
+  /** Set when answers cannot be sealed here (the Action without `gate_secret`): the reason. */
+  unsealable?: string;
   logger: Logger;
   clock?: Clock;
   maxParallel?: number;
@@ -45,6 +47,8 @@ export interface ComposeInput {
   /** Background jobs at once; default 2 (the machine's cores run the agents). */
   jobConcurrency?: number;
   runner?: StepRunner;
+  /** Told of the engine's events too, after the reporter (the Action's per-step log groups). */
+  observer?: ChainObserver;
   boxGate?: BoxGate;
   snapshots?: SnapshotMaker;
 }
@@ -89,7 +93,7 @@ export function composeServices(input: ComposeInput): AppServices {
     logger,
     ids: randomIds(),
     maxParallel: input.maxParallel ?? 2,
-    observer: reporter,
+    observer: input.observer ? both(reporter, input.observer) : reporter,
     // Which process drives a run (a `forge run` beside `forge serve` must not be driven twice).
     driver: { ...currentDriver("forge serve") },
     driverAlive: (record) => driverLiveness(driverFromData(record)).state === "alive",
@@ -98,6 +102,7 @@ export function composeServices(input: ComposeInput): AppServices {
     store,
     engine,
     sealer: createSealer({ key: input.gateKey, clock }),
+    ...(input.unsealable ? { unsealable: input.unsealable } : {}),
     logger,
     onChange: (runId, options) => reporter.refresh(runId, options),
   });
@@ -144,4 +149,18 @@ export function registerDeploymentSecrets(
     }
     registerKnownSecrets(valuesOf(text));
   }
+}
+
+/** Two observers as one: each is told everything, in order. */
+function both(a: ChainObserver, b: ChainObserver): ChainObserver {
+  return {
+    events(runId, events) {
+      a.events?.(runId, events);
+      b.events?.(runId, events);
+    },
+    progress(runId, progress) {
+      a.progress?.(runId, progress);
+      b.progress?.(runId, progress);
+    },
+  };
 }

@@ -52,6 +52,12 @@ export interface GatekeeperDeps {
   engine: ChainEngine;
   sealer: Sealer;
   logger: Logger;
+  /**
+   * Why no answer can be sealed here, when that is so (the Action without a `gate_secret`):
+   * every answer is then refused with this reason, journaled, instead of sealed with a key
+   * that proves nothing to the next workflow run.
+   */
+  unsealable?: string;
   /** Called after anything was journaled on a run (the reporter re-renders). */
   onChange(runId: string, options?: { gate?: boolean }): void;
 }
@@ -155,6 +161,7 @@ export function createGatekeeper(deps: GatekeeperDeps): Gatekeeper {
       const a = sealed.answer;
       const run = await store.getRun(a.runId);
       if (!run) return { ok: false, message: `there is no run \`${a.runId}\`; nothing changed.` };
+      if (deps.unsealable) return refuse(run, a, deps.unsealable);
       const fields = await expectedFields(run, a);
       const result = await sealer.verify(
         sealed.token,

@@ -10,6 +10,11 @@ export interface TokenClientOptions {
   token: string;
   /** GITHUB_API_URL, e.g. https://api.github.com or https://ghe.example.com/api/v3. */
   baseUrl: string;
+  /**
+   * GITHUB_GRAPHQL_URL (https://api.github.com/graphql, https://ghe.example.com/api/graphql).
+   * Without it Octokit derives it from baseUrl, which is right for both of those hosts.
+   */
+  graphqlUrl?: string;
   /** Where Octokit's own log goes (warnings of its retry and throttling plugins). */
   log?: { warn(msg: string): void };
   timeoutMs?: number;
@@ -19,11 +24,21 @@ export interface TokenClientOptions {
 
 export function tokenOctokit(o: TokenClientOptions): PortOctokit {
   const quiet = () => {};
-  return new ProbotOctokit({
+  const octokit = new ProbotOctokit({
     auth: { token: o.token },
     baseUrl: o.baseUrl,
     log: { debug: quiet, info: quiet, warn: o.log?.warn ?? quiet, error: o.log?.warn ?? quiet },
   });
+  // The runner names the GraphQL endpoint itself: use it rather than a guess from the REST one.
+  // (An absolute url, and a baseUrl that is not a GHES `/api/v3` one, which Octokit would
+  // otherwise rewrite to `/api/graphql` whatever the url says.)
+  if (o.graphqlUrl) {
+    octokit.graphql = octokit.graphql.defaults({
+      baseUrl: new URL(o.graphqlUrl).origin,
+      url: o.graphqlUrl,
+    });
+  }
+  return octokit;
 }
 
 export function tokenPort(o: TokenClientOptions): GitHubPort {

@@ -29,6 +29,15 @@ export interface RunnerEnvInput {
   summary?: string;
 }
 
+/** Obviously fake values of what the runner and the workflow hold; no box may ever see them. */
+export const GATE_SECRET = "forge-test-gate-secret-not-a-real-one-0000";
+export const RUNTIME_SECRETS = {
+  ACTIONS_RUNTIME_TOKEN: "forge-test-actions-runtime-token-not-real",
+  ACTIONS_ID_TOKEN_REQUEST_TOKEN: "forge-test-id-token-request-token-not-real",
+  ACTIONS_ID_TOKEN_REQUEST_URL: "http://127.0.0.1:9/forge-test-id-token",
+  ACTIONS_CACHE_URL: "http://127.0.0.1:9/forge-test-cache/",
+};
+
 export function runnerEnv(o: RunnerEnvInput): Record<string, string> {
   return {
     PATH: `${join(o.root, "node_modules", ".bin")}:/usr/local/bin:/usr/bin:/bin`,
@@ -50,6 +59,8 @@ export function runnerEnv(o: RunnerEnvInput): Record<string, string> {
     INPUT_ANTHROPIC_API_KEY: "sk-ant-forge-test-not-a-real-key",
     INPUT_TRIGGER_LABEL: "forge",
     INPUT_REVIEW_LABEL: "forge:review",
+    INPUT_GATE_SECRET: GATE_SECRET,
+    ...RUNTIME_SECRETS,
     ANTHROPIC_BASE_URL: o.modelUrl,
   };
 }

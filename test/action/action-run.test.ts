@@ -25,11 +25,24 @@ import { demoScript } from "../../src/demo/demo-script.js";
 import { type ModelServer, startModelServer } from "../../src/scripted-model/server.js";
 import { type FakeGitHubServer, startFakeGitHub } from "../app/fake-github-server.js";
 import { createGitHubState, type GitHubState } from "../app/github-state.js";
-import { commentCreated, issueLabeled, OWNER, pullRequest, REPO } from "../app/payloads.js";
+import {
+  commentCreated,
+  issueLabeled,
+  OWNER,
+  pullRequest,
+  REPO,
+  workflowDispatch,
+} from "../app/payloads.js";
 import { ensureBuilt } from "../harness/build.js";
 import { REPO_ROOT } from "../harness/claude-run.js";
 import { assertMatchesOpenApi } from "../harness/openapi-check.js";
-import { parseOutputFile, runnerEnv, writeEvent } from "./action-kit.js";
+import {
+  GATE_SECRET,
+  parseOutputFile,
+  RUNTIME_SECRETS,
+  runnerEnv,
+  writeEvent,
+} from "./action-kit.js";
 
 const TOKEN = "ghs_forgetestworkflowtoken0000000000000";
 let root: string;
@@ -64,16 +77,21 @@ async function invoke(
   eventName: string,
   payload: Record<string, unknown>,
   runId: string,
-  /** Run the job as this unprivileged uid (as GitHub's `runner` user), not as root. */
-  asUid?: number,
+  o: {
+    /** Run the job as this unprivileged uid (as GitHub's `runner` user), not as root. */
+    asUid?: number;
+    /** Changes to the runner's environment (undefined: the variable is not set). */
+    env?: Record<string, string | undefined>;
+  } = {},
 ) {
+  const { asUid } = o;
   const temp = join(root, `runner-${runId}`);
   mkdirSync(temp, { recursive: true });
   const event = writeEvent(temp, payload);
   const output = join(temp, "output");
   const summary = join(temp, "summary.md");
   writeFileSync(output, "");
-  const env = runnerEnv({
+  const base = runnerEnv({
     host: fake.host,
     root: REPO_ROOT,
     temp,
@@ -85,6 +103,9 @@ async function invoke(
     output,
     summary,
   });
+  const env = Object.fromEntries(
+    Object.entries({ ...base, ...o.env }).filter((e): e is [string, string] => e[1] !== undefined),
+  );
   const logs: string[] = [];
   const code = await new Promise<number>((resolve) => {
     const bundle = join(REPO_ROOT, "action", "dist", "index.js");
@@ -148,6 +169,46 @@ function askingScript() {
   };
 }
 
+/** A branch with one file changed, pushed to the repository the fake GitHub serves: its head. */
+function pushBranch(branch: string, file: string, text: string): string {
+  const work = join(root, `work-${branch}`);
+  execFileSync("git", ["clone", "--quiet", bare, work]);
+  execFileSync("git", ["-C", work, "checkout", "--quiet", "-b", branch]);
+  writeFileSync(join(work, file), text);
+  execFileSync("git", ["-C", work, "add", "-A"]);
+  const who = ["-c", "user.name=alice", "-c", "user.email=alice@example.com"];
+  execFileSync("git", ["-C", work, ...who, "commit", "--quiet", "-m", `change ${file}`]);
+  execFileSync("git", ["-C", work, "push", "--quiet", "origin", branch]);
+  return execFileSync("git", ["-C", work, "rev-parse", "HEAD"], { encoding: "utf8" }).trim();
+}
+
+/** The demo's script with a reviewer that finds a blocking problem. */
+function blockingScript() {
+  const demo = demoScript();
+  const fail = {
+    structured: {
+      verdict: "FAIL",
+      summary:
+        "The change adds credentials.txt with what looks like a live password; it must not be merged. ".repeat(
+          3,
+        ),
+      findings: [
+        {
+          severity: "blocking",
+          location: "credentials.txt:1",
+          description: "A password is committed in plain text.",
+        },
+      ],
+    },
+  };
+  return {
+    ...demo,
+    routes: (demo.routes ?? []).map((r) =>
+      r.marker === "forgechain step: reviewer" ? { ...r, turns: [fail] } : r,
+    ),
+  };
+}
+
 /** Whether every directory from / down to `dir` lets other users through (o+x). */
 function reachableByOthers(dir: string): boolean {
   for (let d = dir; ; d = dirname(d)) {
@@ -197,8 +258,16 @@ describe("the Action's job against a fake GitHub", () => {
     expect(asked.log()).toMatch(/::notice::forgechain paused: answer on the issue/);
     const runId = asked.outputs.run_id;
     const answer = JSON.stringify({ run_id: runId, request_id: "q1", answer: ANSWER });
-    const said = (author: string, body: string, id: string) =>
-      invoke("issue_comment", commentCreated({ author, number: 11, body }), id);
+    const said = (author: string, body: string, id: string, env?: Record<string, undefined>) =>
+      invoke("issue_comment", commentCreated({ author, number: 11, body }), id, { env });
+    // A workflow that gives no gate_secret: the answer is refused, saying how to give one.
+    const unsealed = await said("alice", `/forge respond ${answer}`, "1100", {
+      INPUT_GATE_SECRET: undefined,
+    });
+    expect(unsealed.code, unsealed.log()).toBe(1);
+    expect(unsealed.outputs.verdict).toBe("PAUSED");
+    expect(unsealed.log()).toMatch(/::error::forgechain refused the answer: .*gate_secret/);
+    expect(state.commentsOn(11).at(-1)?.body).toMatch(/refused: .*gate_secret/);
     const responded = await said("alice", `/forge respond ${answer}`, "1102");
     expect(responded.outputs.verdict, responded.log()).toBe("PAUSED");
     const resumed = await said("alice", `/forge resume ${runId}`, "1103");
@@ -217,28 +286,7 @@ describe("the Action's job against a fake GitHub", () => {
   }, 400_000);
 
   it("pull_request labeled forge:review → the review chain on the head PASSes; no pull request opened", async () => {
-    // A branch with a change, pushed to the repository the fake GitHub serves.
-    const work = join(root, "feature-work");
-    execFileSync("git", ["clone", "--quiet", bare, work]);
-    execFileSync("git", ["-C", work, "checkout", "--quiet", "-b", "feature"]);
-    writeFileSync(join(work, "NOTES.md"), "A note for the review.\n");
-    execFileSync("git", ["-C", work, "add", "-A"]);
-    execFileSync("git", [
-      "-C",
-      work,
-      "-c",
-      "user.name=alice",
-      "-c",
-      "user.email=alice@example.com",
-      "commit",
-      "--quiet",
-      "-m",
-      "a note",
-    ]);
-    execFileSync("git", ["-C", work, "push", "--quiet", "origin", "feature"]);
-    const head = execFileSync("git", ["-C", work, "rev-parse", "HEAD"], {
-      encoding: "utf8",
-    }).trim();
+    const head = pushBranch("feature", "NOTES.md", "A note for the review.\n");
     const pulls = state.pulls.length;
     const r = await invoke(
       "pull_request",
@@ -265,12 +313,9 @@ describe("the Action's job against a fake GitHub", () => {
     "as an unprivileged user, as on GitHub's runners: boxes in user namespaces, the chain PASSes",
     async () => {
       chmodSync(root, 0o755);
-      const r = await invoke(
-        "issues",
-        issueLabeled({ sender: "alice", number: 13 }),
-        "1301",
-        70123,
-      );
+      const r = await invoke("issues", issueLabeled({ sender: "alice", number: 13 }), "1301", {
+        asUid: 70123,
+      });
       expect(r.outputs.verdict, r.log()).toBe("PASS");
       expect(r.code).toBe(0);
       // Every file the job made under its RUNNER_TEMP is the runner user's, not root's.
@@ -316,8 +361,11 @@ describe("the Action's job against a fake GitHub", () => {
     // The token travels only in the environment of the action's own git and API calls: no
     // file the job left (its journal, its repositories, the boxes' workspaces) and no prompt
     // holds it.
-    expect(filesHolding(join(root, "runner-1001"), TOKEN)).toEqual([]);
-    expect(JSON.stringify(model.requests.map((q) => q.body))).not.toContain(TOKEN);
+    const prompts = JSON.stringify(model.requests.map((q) => q.body));
+    for (const secret of [TOKEN, GATE_SECRET, ...Object.values(RUNTIME_SECRETS)]) {
+      expect(filesHolding(join(root, "runner-1001"), secret), secret).toEqual([]);
+      expect(prompts).not.toContain(secret);
+    }
     const refs = execFileSync("git", ["-C", bare, "for-each-ref", "refs/forge/"], {
       encoding: "utf8",
     });
@@ -331,5 +379,58 @@ describe("the Action's job against a fake GitHub", () => {
     );
     expect(status.outputs.run_id, status.log()).toBe(r.outputs.run_id);
     expect(state.commentsOn(7).length).toBeGreaterThan(before);
+  }, 300_000);
+  it("a reviewer's blocking finding: the review FAILs, the gate fails, auto-merge is turned off, the step fails", async () => {
+    model.setScript(blockingScript());
+    const head = pushBranch("leaky", "credentials.txt", "password=hunter2-not-real\n");
+    const graphqlBefore = state.graphql.length;
+    const r = await invoke(
+      "pull_request",
+      pullRequest({ action: "labeled", sender: "alice", headSha: head, number: 14 }),
+      "1401",
+    );
+    model.setScript(demoScript());
+    expect(r.outputs.verdict, r.log()).toBe("FAIL");
+    expect(r.code).toBe(1);
+    expect(r.outputs.gate).toBe("failure");
+    const checks = Object.fromEntries(state.checksFor(head).map((c) => [c.name, c.conclusion]));
+    expect(checks).toMatchObject({ "forge/reviewer": "failure", "forge/gate": "failure" });
+    const asked = state.graphql.slice(graphqlBefore).map((g) => g.query);
+    expect(asked.some((q) => q.includes("disablePullRequestAutoMerge"))).toBe(true);
+    expect(r.summary).toContain("## forgechain: FAIL on #14");
+    expect(r.summary).toContain("1 blocking finding (credentials.txt:1)");
+    // One collapsible group per step in the job's log, each closed with its verdict.
+    expect(r.log()).toMatch(
+      /::group::forgechain: reviewer \(attempt 1\)\n[\s\S]*forgechain: reviewer: FAIL\n::endgroup::/,
+    );
+  }, 300_000);
+
+  it("workflow_dispatch with an issue number: the change chain on that issue PASSes", async () => {
+    state.issues.set(17, {
+      title: "Greet with an exclamation mark",
+      body: "greet.sh should print 'Hello, NAME!'",
+    });
+    const r = await invoke(
+      "workflow_dispatch",
+      workflowDispatch({ sender: "alice", issue: "17" }),
+      "1701",
+    );
+    expect(r.outputs.verdict, r.log()).toBe("PASS");
+    expect(r.code).toBe(0);
+    expect(r.outputs.pull_request).toMatch(/^\d+$/);
+    expect(state.commentsOn(17).some((c) => c.body.startsWith("<!-- forgechain:run:"))).toBe(true);
+    // Without a number, the step fails saying what the input must be; nothing is asked of GitHub.
+    const calls = fake.api.length;
+    const bad = await invoke(
+      "workflow_dispatch",
+      workflowDispatch({ sender: "alice", issue: "next one" }),
+      "1702",
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.outputs.verdict).toBe("REFUSED");
+    expect(bad.log()).toMatch(
+      /::error::forgechain: workflow_dispatch: the `issue` input must be the number/,
+    );
+    expect(fake.api.length).toBe(calls);
   }, 300_000);
 });

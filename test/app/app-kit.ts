@@ -34,6 +34,8 @@ export interface AppKitOptions {
   clock?: Clock;
   /** Extra files in the repository's default branch (e.g. .github/forge.yml). */
   files?: Record<string, string>;
+  /** Answers cannot be sealed (as in the Action without a gate_secret): why. */
+  unsealable?: string;
 }
 
 export interface AppKit {
@@ -134,6 +136,7 @@ export async function createAppKit(options: AppKitOptions = {}): Promise<AppKit>
     store,
     installations: probotInstallations(probot),
     gateKey: randomBytes(32),
+    ...(options.unsealable ? { unsealable: options.unsealable } : {}),
     logger,
     runner,
     boxGate: options.boxGate ?? { check: async () => null },

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { HumanAnswer, SealedAnswer } from "../../src/app/gatekeeper.js";
 import { ask } from "../chain/scripted-runner.js";
 import { type AppKit, createAppKit } from "./app-kit.js";
-import { FULL, issueLabeled } from "./payloads.js";
+import { commentCreated, FULL, issueLabeled } from "./payloads.js";
 
 let kit: AppKit | null = null;
 let offsetMs = 0;
@@ -38,6 +38,25 @@ async function refusals(k: AppKit, runId: string) {
 }
 
 describe("sealed answers (R6.4)", () => {
+  it("where no answer can be sealed, every answer is refused with the reason; the run stays paused", async () => {
+    const why = "this workflow gives forgechain no gate_secret";
+    kit = await createAppKit({ clock, unsealable: why });
+    const [run] = await pausedRuns(kit, 1);
+    const id = run?.id ?? "";
+    const answer = JSON.stringify({ run_id: id, request_id: "q0", answer: "yes" });
+    for (const body of [`/forge respond ${answer}`, `/forge resume ${id}`, `/forge cancel ${id}`]) {
+      await kit.receive("issue_comment", commentCreated({ author: "alice", number: 20, body }));
+      await kit.settle();
+    }
+    expect(await refusals(kit, id)).toEqual([why, why, why]);
+    const replies = kit.state.commentsOn(20).filter((c) => !c.body.startsWith("<!--"));
+    expect(replies.map((c) => c.body).join("\n")).toContain(`refused: ${why}`);
+    expect((await kit.store.getRun(id))?.state).toBe("paused");
+    expect(await kit.store.events(id)).not.toContainEqual(
+      expect.objectContaining({ type: "seal.accepted" }),
+    );
+  });
+
   it("a forged seal (one MAC character changed) is refused and journaled", async () => {
     kit = await createAppKit({ clock });
     const [run] = await pausedRuns(kit, 1);

@@ -39,6 +39,32 @@ describe("tokenPort", () => {
   });
 });
 
+describe("the GraphQL endpoint the runner names", () => {
+  it("turning auto-merge off goes to GITHUB_GRAPHQL_URL, with the token", async () => {
+    // Another path than the one Octokit would derive from the REST base (/api/graphql).
+    const graphqlUrl = base.replace("/api/v3", "/custom/graphql");
+    const port = tokenPort({ token: TOKEN, baseUrl: base, graphqlUrl });
+    seen.length = 0;
+    // The loopback answer holds no auto-merge state: the port says it may still be on.
+    await port.disableAutoMerge({ pullRequestNodeId: "PR_kwDO" }).catch(() => {});
+    expect(seen.length).toBeGreaterThan(0);
+    for (const q of seen) {
+      expect(q).toEqual({
+        method: "POST",
+        url: "/custom/graphql",
+        authorization: `token ${TOKEN}`,
+      });
+    }
+  });
+
+  it("without it, the GitHub Enterprise Server path Octokit derives from the REST base", async () => {
+    const port = tokenPort({ token: TOKEN, baseUrl: base });
+    seen.length = 0;
+    await port.disableAutoMerge({ pullRequestNodeId: "PR_kwDO" }).catch(() => {});
+    expect(seen[0]?.url).toBe("/api/graphql");
+  });
+});
+
 describe("tokenInstallations", () => {
   it("one port and the one token for whatever installation the handlers name", async () => {
     const installations = tokenInstallations({ token: TOKEN, apiUrl: base });
