@@ -230,7 +230,7 @@ const NO_GATE_SECRET =
   "answers to a run are sealed with the workflow's `gate_secret`, and this workflow gives forgechain none. Store a long random value (`openssl rand -hex 32`) as a repository secret, pass it to the action as `gate_secret` (from `secrets.FORGE_GATE_SECRET`, say), then comment again";
 
 /** The seal key: from gate_secret (a repository secret), else one that dies with this job. */
-function gateKeyOf(inputs: ActionInputs): Buffer {
+export function gateKeyOf(inputs: Pick<ActionInputs, "gateSecret">): Buffer {
   return inputs.gateSecret
     ? createHash("sha256").update(`forgechain gate key\0${inputs.gateSecret}`).digest()
     : randomBytes(32);

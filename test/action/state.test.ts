@@ -4,7 +4,9 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { gateKeyOf } from "../../src/action/run-action.js";
 import { claimState, StateBusyError, stateRef } from "../../src/action/state.js";
+import { createSealer, fieldsFor } from "../../src/seal/index.js";
 import { openJournal } from "../../src/store/sqlite-journal.js";
 import { tempDir } from "../helpers/git-repo.js";
 
@@ -33,20 +35,38 @@ function setup() {
 const holder = (runId: string) => ({ runId, attempt: "1", actor: "alice" });
 
 describe("the Action's state in refs/forge/state/<number>", () => {
-  it("a nonce consumed in one workflow run is refused in the next, on a fresh runner", async () => {
+  it("a seal used in one workflow run is refused as replayed in the next, on a fresh runner", async () => {
     const { runner } = setup();
-    const first = runner("run-1");
-    const a = await claimState({ ...first, holder: holder("1") });
+    // Both jobs hold the same gate_secret, as two workflow runs of one repository do.
+    const sealer = createSealer({
+      key: gateKeyOf({ gateSecret: "forge-test-gate-secret-not-a-real-one-0000" }),
+      clock: { now: () => new Date() },
+    });
+    const request = {
+      gate: "resume" as const,
+      runId: "run-a",
+      fields: fieldsFor("resume", { actor: "alice", repo: "octo-org/widgets" }),
+    };
+    const { token } = sealer.seal(request);
+
+    const a = await claimState({ ...runner("run-1"), holder: holder("1") });
     const j1 = openJournal(a.journalFile);
-    expect(await j1.consumeNonce("seal-nonce-1", "2099-01-01T00:00:00.000Z")).toBe(true);
+    const consume1 = (n: string, e: string) => j1.consumeNonce(n, e);
+    expect(await sealer.verify(token, request, consume1)).toEqual({ ok: true });
     await j1.close();
     await a.release();
 
-    const second = runner("run-2");
-    const b = await claimState({ ...second, holder: holder("2") });
+    const b = await claimState({ ...runner("run-2"), holder: holder("2") });
     const j2 = openJournal(b.journalFile);
-    expect(await j2.consumeNonce("seal-nonce-1", "2099-01-01T00:00:00.000Z")).toBe(false);
-    expect(await j2.consumeNonce("seal-nonce-2", "2099-01-01T00:00:00.000Z")).toBe(true);
+    const consume2 = (n: string, e: string) => j2.consumeNonce(n, e);
+    expect(await sealer.verify(token, request, consume2)).toEqual({
+      ok: false,
+      reason: "replayed",
+    });
+    // A new seal is fine: only the used one is refused.
+    expect(await sealer.verify(sealer.seal(request).token, request, consume2)).toEqual({
+      ok: true,
+    });
     await j2.close();
     await b.release();
   });
