@@ -1,9 +1,10 @@
 // The packaged Action beside `forge run`, on the demo repository with an instant scripted model
-// (the chain's own overhead, as in chain.ts): the Action's cold start — process start to its
-// first request to GitHub — and its whole job (a fresh runner: the box proof included, as every
-// first job on an issue has to prove), against a fake GitHub on loopback with the real
-// `git http-backend`; and `forge run`'s whole command on a clone of the same repository, once
-// proved. Each timed job must have PASSed.
+// (the chain's own overhead, as in chain.ts), against a fake GitHub on loopback with the real
+// `git http-backend`: the Action's cold start — process start to its first request to GitHub —
+// and its whole job on a fresh runner (the box proof included, as the repository's first job
+// has to prove); a job on another issue on another fresh runner, which checks the shared proof
+// instead; and `forge run`'s whole command on a clone of the same repository, once proved. Each
+// timed job must have PASSed.
 import { execFile, execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -66,31 +67,41 @@ export async function benchAction(): Promise<object> {
   execFileSync("git", ["clone", "--quiet", "--bare", src, bare]);
   const fake = await startFakeGitHub({ state, gitRoot: join(dir, "git") });
   try {
-    const temp = join(dir, "runner");
-    mkdirSync(temp);
-    const event = writeEvent(temp, issueLabeled({ sender: "alice", number: 7 }));
-    const output = join(temp, "output");
-    writeFileSync(output, "");
-    const action = await spawnTimed(
-      process.execPath,
-      [join(root, "action", "dist", "index.js")],
-      runnerEnv({
-        host: fake.host,
-        root,
-        temp,
-        eventName: "issues",
-        event,
-        runId: "1",
-        token: TOKEN,
-        modelUrl: model.url,
-        output,
-      }),
-      () => fake.api.length + fake.git.length > 0,
-    );
-    if (parseOutputFile(readFileSync(output, "utf8")).verdict !== "PASS") {
-      throw new Error(
-        `the Action's job did not PASS (exit ${action.code}): ${action.out.slice(-2000)}`,
+    /** One workflow run on a fresh runner (its own RUNNER_TEMP) for a labeled issue: must PASS. */
+    const job = async (runId: string, number: number) => {
+      const temp = join(dir, `runner-${runId}`);
+      mkdirSync(temp);
+      const event = writeEvent(temp, issueLabeled({ sender: "alice", number }));
+      const output = join(temp, "output");
+      writeFileSync(output, "");
+      const before = fake.api.length + fake.git.length;
+      const r = await spawnTimed(
+        process.execPath,
+        [join(root, "action", "dist", "index.js")],
+        runnerEnv({
+          host: fake.host,
+          root,
+          temp,
+          eventName: "issues",
+          event,
+          runId,
+          token: TOKEN,
+          modelUrl: model.url,
+          output,
+        }),
+        () => fake.api.length + fake.git.length > before,
       );
+      if (parseOutputFile(readFileSync(output, "utf8")).verdict !== "PASS") {
+        throw new Error(`the Action's job did not PASS (exit ${r.code}): ${r.out.slice(-2000)}`);
+      }
+      return r;
+    };
+    // The repository's first job proves the box and shares the proof; a job on another issue,
+    // on another fresh runner, checks that proof against its runner instead of proving.
+    const action = await job("1", 7);
+    const shared = await job("2", 8);
+    if (!shared.out.includes("from refs/forge/proof is checked against this runner")) {
+      throw new Error(`the second job did not use the shared proof: ${shared.out.slice(-2000)}`);
     }
     // forge run on a clone of the same repository: the first run proves the box, the second is
     // the figure beside the Action's.
@@ -113,9 +124,10 @@ export async function benchAction(): Promise<object> {
     }
     return {
       description:
-        "the demo repository, an instant model: the Action's job on a fresh runner (box proof included) and forge run's command (first proves, second is proved)",
+        "the demo repository, an instant model: the Action's first job on a fresh runner (box proof included), a job on another issue on another fresh runner (the shared proof checked, not redone), and forge run's command (first proves, second is proved)",
       action_cold_start_ms: action.firstMs,
       action_job_ms: action.ms,
+      action_job_shared_proof_ms: shared.ms,
       forge_run_first_ms: first.ms,
       forge_run_proved_ms: second.ms,
     };

@@ -4,13 +4,15 @@
 // started or continued stands still (passed, failed, paused), write the journal back, and tell
 // the workflow: outputs, job summary, exit code. Nothing here decides what the App decides.
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { accept } from "../app/app.js";
 import { composeServices } from "../app/compose.js";
 import { type ForgeEvent, parseWebhook } from "../app/events.js";
 import { gitAuthEnv, repoRemote } from "../app/git-auth.js";
+import { mirrorDirFor } from "../app/repo-mirror.js";
 import type { DeploymentSettings } from "../app/services.js";
+import { boxKeyFor } from "../boxes/prove.js";
 import type { RunRecord } from "../chain/types.js";
 import { DEFAULT_DEPLOYMENT } from "../policy/index.js";
 import { registerKnownSecrets } from "../secrets/index.js";
@@ -24,6 +26,7 @@ import {
 } from "./inputs.js";
 import { jobLogger, stepGroups } from "./job-log.js";
 import { type ActionResult, outcome, result } from "./outcome.js";
+import { exportSharedProof, importSharedProof, type SharedProofDeps } from "./shared-proof.js";
 import { claimState, StateBusyError, stateRef } from "./state.js";
 import { tokenInstallations } from "./token-installations.js";
 import { workflowCommand } from "./workflow-io.js";
@@ -99,6 +102,7 @@ export async function runAction(d: ActionDeps): Promise<ActionResult> {
   const store = openJournal(claimed.journalFile);
   const startedAt = new Date().toISOString();
   const groups = stepGroups(d.out);
+  const sharing = await shareProof(d, inputs, home, auth, runtime, store);
   try {
     const s = composeServices({
       settings: settingsFor(d, inputs, runtime, home, extraPath),
@@ -158,9 +162,44 @@ export async function runAction(d: ActionDeps): Promise<ActionResult> {
     }
     return done;
   } finally {
+    await sharing?.done();
     await store.close();
     await claimed.release();
   }
+}
+
+/**
+ * The repository's shared box proof (shared-proof.ts), imported into this job's journal now;
+ * `done` shares a newer one this job made. Only with gate_secret: the proof is signed with it.
+ * Failing to read or write it costs a proof, never the job.
+ */
+async function shareProof(
+  d: ActionDeps,
+  inputs: ActionInputs,
+  home: string,
+  env: Record<string, string>,
+  runtime: ActionRuntime,
+  store: SharedProofDeps["store"],
+): Promise<{ done(): Promise<void> } | null> {
+  if (!inputs.gateSecret) return null;
+  const [owner = "", name = ""] = runtime.repository.split("/");
+  const warn = (what: string) => (error: unknown) =>
+    d.out(workflowCommand("warning", `forgechain: ${what}: ${(error as Error).message}`));
+  const deps: SharedProofDeps = {
+    target: {
+      remote: repoRemote(runtime.serverUrl, owner, name),
+      scratch: join(home, "state.git"),
+      env,
+    },
+    key: gateKeyOf(inputs),
+    store,
+    // The path the box gate keys this repository's proof by (the mirror under FORGE_HOME).
+    boxKey: boxKeyFor("bwrap", mirrorDirFor(join(realpathSync(home), "home"), owner, name)),
+    log: (line) => d.out(`forgechain: ${line}\n`),
+  };
+  const seen = await importSharedProof(deps).catch(warn("reading the shared box proof"));
+  if (!seen) return null;
+  return { done: () => exportSharedProof(deps, seen).catch(warn("sharing the box proof")) };
 }
 
 function readEvent(runtime: ActionRuntime): ForgeEvent {

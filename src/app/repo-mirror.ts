@@ -61,6 +61,11 @@ export interface RepoMirrors {
   heads(mirrorDir: string, branches: readonly string[]): Promise<Map<string, string>>;
 }
 
+/** Where a repository's mirror lives under FORGE_HOME (a box's proof is keyed by this path). */
+export function mirrorDirFor(forgeHome: string, owner: string, repo: string): string {
+  return join(forgeHome, "repos", owner, `${repo}.git`);
+}
+
 export function createRepoMirrors(forgeHome: string): RepoMirrors {
   const locks = new Map<string, Promise<unknown>>();
 
@@ -76,7 +81,7 @@ export function createRepoMirrors(forgeHome: string): RepoMirrors {
 
   return {
     sync(request) {
-      const dir = join(forgeHome, "repos", request.owner, `${request.repo}.git`);
+      const dir = mirrorDirFor(forgeHome, request.owner, request.repo);
       return serial(dir, async () => {
         if (!BRANCH.test(request.defaultBranch)) {
           throw new Error("the repository's default branch name is not usable");

@@ -370,6 +370,7 @@ describe("the Action's job against a fake GitHub", () => {
       encoding: "utf8",
     });
     expect(refs).toMatch(/refs\/forge\/state\/7/);
+    expect(refs).toMatch(/refs\/forge\/proof/);
     // A later workflow run on a fresh runner: `/forge status` finds the run in that journal.
     const before = state.commentsOn(7).length;
     const status = await invoke(
@@ -419,6 +420,12 @@ describe("the Action's job against a fake GitHub", () => {
     expect(r.code).toBe(0);
     expect(r.outputs.pull_request).toMatch(/^\d+$/);
     expect(state.commentsOn(17).some((c) => c.body.startsWith("<!-- forgechain:run:"))).toBe(true);
+    // A new issue on a fresh runner: the box proof earlier jobs shared in refs/forge/proof is
+    // checked against this runner and holds, so this job proves nothing and shares nothing.
+    expect(r.log()).toMatch(
+      /the box proof of \S+ from refs\/forge\/proof is checked against this runner/,
+    );
+    expect(r.log()).not.toContain("kept in refs/forge/proof");
     // Without a number, the step fails saying what the input must be; nothing is asked of GitHub.
     const calls = fake.api.length;
     const bad = await invoke(
@@ -432,5 +439,10 @@ describe("the Action's job against a fake GitHub", () => {
       /::error::forgechain: workflow_dispatch: the `issue` input must be the number/,
     );
     expect(fake.api.length).toBe(calls);
+    // Every request every job above made to the API, GraphQL included, is one GitHub documents.
+    for (const q of fake.api) {
+      expect(q.authorization).toBe(`token ${TOKEN}`);
+      assertMatchesOpenApi({ method: q.method, path: q.path, body: q.body });
+    }
   }, 300_000);
 });
