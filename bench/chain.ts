@@ -7,14 +7,14 @@ import { cp } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { installRoot } from "../src/cli/install-root.js";
-import { gitRunnerIn } from "../src/cli/local/git-runner.js";
 import { openLocalStack } from "../src/cli/local/stack.js";
 import { createDemoRepo } from "../src/demo/demo-repo.js";
 import { demoScript } from "../src/demo/demo-script.js";
+import { installRoot } from "../src/install-root.js";
 import { loadProfiles } from "../src/policy/index.js";
 import { loadRepoPolicy } from "../src/policy/repo-policy.js";
 import { git } from "../src/runner/git.js";
+import { gitRunnerIn } from "../src/runner/git-runner.js";
 import { buildSnapshotContent } from "../src/runner/snapshot-content.js";
 import { type Script, startModelServer } from "../src/scripted-model/server.js";
 

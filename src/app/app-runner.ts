@@ -10,8 +10,8 @@ import type { Logger, StepRunner } from "../chain/ports.js";
 import type { RunRecord } from "../chain/types.js";
 import { loadProfiles, type ResolvedConfig } from "../policy/index.js";
 import { createProvider, resolveClaudeBinary } from "../providers/index.js";
-import { createLocalRunner } from "../runner/local-runner.js";
-import type { RunnerLimits } from "../runner/runner-limits.js";
+import type { RunnerLimits } from "../runner/index.js";
+import { createLocalRunner } from "../runner/index.js";
 import { branchLease } from "./branch-plan.js";
 
 export interface AppRunnerOptions {

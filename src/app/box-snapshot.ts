@@ -5,9 +5,8 @@
  */
 import { harnessFact } from "../boxes/proof-current.js";
 import type { JournalStore } from "../chain/ports.js";
-import { currentValidity, ensureBoxProof } from "../cli/local/box-gate.js";
 import { resolveClaudeBinary } from "../providers/claude.js";
-import { buildSnapshotContent } from "../runner/snapshot-content.js";
+import { buildSnapshotContent, currentValidity, ensureBoxProof } from "../runner/index.js";
 import type { BoxGate, DeploymentSettings, SnapshotMaker } from "./services.js";
 
 export function realBoxGate(settings: DeploymentSettings, store: JournalStore): BoxGate {

@@ -16,7 +16,7 @@
  */
 import type { StepRunner } from "../chain/ports.js";
 import type { RunEvent, RunRecord } from "../chain/types.js";
-import { branchName } from "../runner/workspace.js";
+import { branchName } from "../runner/index.js";
 
 export interface BranchPlan {
   /** The branch this run pushes to. */

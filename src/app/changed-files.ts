@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { RunRecord } from "../chain/types.js";
-import { git } from "../runner/git.js";
-import { runRepos } from "../runner/run-repos.js";
+import { git, runRepos } from "../runner/index.js";
 
 /**
  * The files a run's change touches, from the runner's own repository (R5.2: the diff is

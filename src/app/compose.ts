@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { createChainEngine } from "../chain/engine.js";
 import { randomIds } from "../chain/ids.js";
 import type { ChainObserver, Clock, JournalStore, Logger, StepRunner } from "../chain/ports.js";
-import type { RunnerLimits } from "../runner/runner-limits.js";
+import type { RunnerLimits } from "../runner/index.js";
 import { createSealer } from "../seal/index.js";
 import {
   knownSecretsFromEnv,

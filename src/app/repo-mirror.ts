@@ -10,9 +10,8 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { gitRunnerIn } from "../cli/local/git-runner.js";
 import { loadRepoPolicy, type RepoPolicy, type RepoPolicyDeps } from "../policy/index.js";
-import { GitError, git } from "../runner/git.js";
+import { GitError, git, gitRunnerIn } from "../runner/index.js";
 
 const BRANCH = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]{1,255}$/;
 

@@ -13,7 +13,7 @@ import {
   verifyInputsNotice,
   verifyInputsTouched,
 } from "../policy/index.js";
-import { formatUsage } from "../runner/step-usage.js";
+import { formatUsage } from "../runner/index.js";
 import { branchPlanOf } from "./branch-plan.js";
 import { FAILURE_EVENT } from "./run-context.js";
 import { runUsage } from "./step-usage.js";

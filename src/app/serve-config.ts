@@ -4,7 +4,7 @@
  * rest are forgechain's.
  */
 import type { BoxKind } from "../boxes/types.js";
-import { RunnerLimitError, type RunnerLimits, runnerLimits } from "../runner/runner-limits.js";
+import { RunnerLimitError, type RunnerLimits, runnerLimits } from "../runner/index.js";
 import { gitWebBase } from "./git-auth.js";
 import { parseTrustedList } from "./trust.js";
 

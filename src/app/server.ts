@@ -4,12 +4,11 @@
  * the embedded SQLite journal, the in-process queue and the local runner. Unfinished runs
  * are recovered on start (R10.1: it survives a restart mid-chain).
  */
-import type { Logger } from "../chain/ports.js";
-import { checkCredentials } from "../cli/local/credentials.js";
-import { forgeHome } from "../cli/local/forge-home.js";
-import { openStore } from "../cli/local/stack.js";
+import type { JournalStore, Logger } from "../chain/ports.js";
+import { checkCredentials } from "../providers/credentials.js";
 import { loadGateKey } from "../seal/index.js";
-import type { SqliteJournal } from "../store/sqlite-journal.js";
+import { forgeHome } from "../store/forge-home.js";
+import { openStore } from "../store/open-store.js";
 import { forgeApp } from "./app.js";
 import { composeServices } from "./compose.js";
 import { probotInstallations } from "./installations.js";
@@ -46,7 +45,7 @@ export async function startForgeServer(opts: ForgeServerOptions): Promise<ForgeS
   const creds = checkCredentials("claude", env);
   if (!creds.ok) throw new ServeConfigError(creds.message ?? "no model credentials");
   const home = forgeHome(env);
-  const store: SqliteJournal = openStore(home);
+  const store: JournalStore = openStore(home);
   const key = await loadGateKey({ env, dir: home });
   let services: AppServices | null = null;
   const server = await run(

@@ -5,7 +5,7 @@
  * numbers from the claude result line, or from fields the runner put beside the stream.
  */
 import type { RunEvent } from "../chain/types.js";
-import { addUsage, type StepUsage, usageOfTranscript } from "../runner/step-usage.js";
+import { addUsage, type StepUsage, usageOfTranscript } from "../runner/index.js";
 
 export interface StepTotal extends StepUsage {
   /** Attempts that reported usage. */

@@ -7,11 +7,11 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, lstatSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { claudeProvider } from "../providers/claude.js";
 import { READ_ONLY_ROLES, type Role } from "../roles/role-names.js";
 import { execInBox, tail } from "./box-exec.js";
 import { type BoxUser, handToBox } from "./box-user.js";
 import { type ScriptedCall, startEnforcementModel } from "./enforcement-model.js";
+import type { ProveAgent } from "./prove-agent.js";
 import type { ProveCheck } from "./prove-types.js";
 import type { Box, BoxDoor, NetworkSeam } from "./types.js";
 
@@ -20,7 +20,8 @@ export interface EnforcementInput {
   box: Box;
   workspace: string;
   home: string;
-  claudeBinary: string;
+  /** The agent CLI whose refusals are checked (its provider, bound to the binary). */
+  agent: ProveAgent;
   settingsFile: string;
   /** PATH inside the box. */
   path: string;
@@ -88,7 +89,7 @@ export async function enforcementCheck(input: EnforcementInput): Promise<ProveCh
     : null;
   try {
     const prompt = "forge box prove: enforcement check (scripted model)";
-    const inv = claudeProvider({ binary: input.claudeBinary }).buildInvocation({
+    const inv = input.agent.buildInvocation({
       prompt,
       role,
       readOnly: READ_ONLY_ROLES.has(role),

@@ -1,6 +1,7 @@
 // `forge box prove` (R7.2): turn the box configuration into a recorded fact. A fixed sequence;
 // a failed check skips every check that depends on it, so each cause is reported once, with
 // its fix. The proof holds while its facts (proof-facts.ts) are unchanged.
+
 import {
   chmodSync,
   copyFileSync,
@@ -14,7 +15,6 @@ import {
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { BoxProof, JournalStore } from "../chain/ports.js";
-import { claudeProvider } from "../providers/claude.js";
 import { ROLES, type Role } from "../roles/role-names.js";
 import { tail } from "./box-exec.js";
 import { type BoxUser, handToBox, resolveBoxUser } from "./box-user.js";
@@ -22,6 +22,7 @@ import { enforcementCheck } from "./enforcement-check.js";
 import { resolveNetwork } from "./network.js";
 import { settingsDigest } from "./proof-current.js";
 import { proofFacts, type ValidateControl } from "./proof-facts.js";
+import type { ProveAgent } from "./prove-agent.js";
 import {
   behindDoor,
   enforcementThrough,
@@ -54,6 +55,8 @@ export interface ProveOptions {
   /** Effective settings JSON per role (roles/settings.ts effectiveSettings). */
   settingsFor: (role: Role) => unknown;
   claudeBinary: string;
+  /** The agent CLI at claudeBinary, as its provider drives it (the caller picks the provider). */
+  agent: ProveAgent;
   /** Host environment: credentials are taken from it (names reported, never values). */
   env: Record<string, string | undefined>;
   store?: Pick<JournalStore, "saveProof" | "latestProof">;
@@ -294,7 +297,7 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
       const { version: _v, ...check } = c;
       return check;
     });
-    const credentials = claudeProvider().credentialEnv(opts.env);
+    const credentials = opts.agent.credentialEnv(opts.env);
     await step("harness credentials", ["harness version"], async () => {
       const login = opts.loginFile ?? join(homedir(), ".claude", ".credentials.json");
       let inBox: string | null = null;
@@ -339,7 +342,7 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
             : {}),
           workspace,
           home,
-          claudeBinary: opts.claudeBinary,
+          agent: opts.agent,
           settingsFile: file,
           path: ctx.env.PATH ?? "/usr/bin:/bin",
           user,

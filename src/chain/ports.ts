@@ -85,12 +85,18 @@ export interface JournalStore {
   ): Promise<void>;
   getRun(id: string): Promise<RunRecord | null>;
   listRuns(filter?: { states?: RunRecord["state"][]; limit?: number }): Promise<RunRecord[]>;
+  /** The newest `limit` runs, newest first (`forge status`). */
+  recentRuns(limit: number): Promise<RunRecord[]>;
   getSteps(runId: string): Promise<StepRecord[]>;
   /** Apply the patches and append the events in one transaction; returns the new events. */
   transition(runId: string, change: Transition): Promise<RunEvent[]>;
   events(runId: string, afterSeq?: number): Promise<RunEvent[]>;
   /** The last `limit` events of a run, oldest first. */
   lastEvents(runId: string, limit: number): Promise<RunEvent[]>;
+  /** A run's events of these types, oldest first. */
+  eventsOfType(runId: string, types: readonly string[]): Promise<RunEvent[]>;
+  /** A run's newest event of this type. */
+  latestEvent(runId: string, type: string): Promise<RunEvent | null>;
 
   /**
    * R6.2: journal worker feedback (and its request, if any). Replaying the same feedback is

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { installRoot } from "../cli/install-root.js";
+import { installRoot } from "../install-root.js";
 import { ROLES, type Role } from "./role-names.js";
 
 export type ValidationResult = { ok: true } | { ok: false; errors: string[] };

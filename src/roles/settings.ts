@@ -13,7 +13,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { installRoot } from "../cli/install-root.js";
+import { installRoot } from "../install-root.js";
 import { checkBuilderPattern } from "../policy/builder-pattern.js";
 import { isRole, type Role } from "./role-names.js";
 

@@ -8,7 +8,7 @@ import { measureProofFacts } from "../../src/boxes/proof-current.js";
 import { isProofValid } from "../../src/boxes/proof-facts.js";
 import { type ProveOptions, prove } from "../../src/boxes/prove.js";
 import { rootOnlyFileCheck } from "../../src/boxes/prove-host.js";
-import { resolveClaudeBinary } from "../../src/providers/claude.js";
+import { claudeProvider, resolveClaudeBinary } from "../../src/providers/claude.js";
 import { effectiveSettings } from "../../src/roles/settings.js";
 import { openJournal } from "../../src/store/sqlite-journal.js";
 import { ensureBuilt } from "../harness/build.js";
@@ -54,6 +54,7 @@ function options(over: Partial<ProveOptions> = {}): ProveOptions {
     },
     settingsFor: (role) => effectiveSettings(role),
     claudeBinary: CLAUDE,
+    agent: claudeProvider({ binary: CLAUDE }),
     env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: endpointUrl },
     loginFile: "/nonexistent/login.json",
     ...over,

@@ -4,9 +4,9 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { installRoot } from "../../src/cli/install-root.js";
 import { createDemoRepo } from "../../src/demo/demo-repo.js";
 import { demoScript } from "../../src/demo/demo-script.js";
+import { installRoot } from "../../src/install-root.js";
 import type { Script } from "../../src/scripted-model/server.js";
 import { tempDir } from "../helpers/git-repo.js";
 

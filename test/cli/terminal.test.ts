@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { installRoot } from "../../src/cli/install-root.js";
+import { installRoot } from "../../src/install-root.js";
 import { ensureBuilt } from "../harness/build.js";
 import { tempDir } from "../helpers/git-repo.js";
 

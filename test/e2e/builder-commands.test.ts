@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { installRoot } from "../../src/cli/install-root.js";
+import { installRoot } from "../../src/install-root.js";
 import { loadProfiles } from "../../src/policy/profiles.js";
 import { loadRepoPolicy } from "../../src/policy/repo-policy.js";
 import type { Role } from "../../src/roles/role-names.js";

@@ -5,11 +5,11 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import { gitRunnerIn } from "../../src/cli/local/git-runner.js";
 import { openLocalStack } from "../../src/cli/local/stack.js";
 import { loadProfiles } from "../../src/policy/index.js";
 import { loadRepoPolicy } from "../../src/policy/repo-policy.js";
 import type { ChainKind } from "../../src/roles/role-names.js";
+import { gitRunnerIn } from "../../src/runner/git-runner.js";
 import { buildSnapshotContent } from "../../src/runner/snapshot-content.js";
 import type { ModelServer, Script, ToolResult, Turn } from "../../src/scripted-model/server.js";
 import { gitIn, tempDir } from "../helpers/git-repo.js";

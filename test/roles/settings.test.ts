@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { installRoot } from "../../src/cli/install-root.js";
+import { installRoot } from "../../src/install-root.js";
 import { READ_ONLY_ROLES, ROLES, type Role } from "../../src/roles/role-names.js";
 import {
   effectiveSettings,

@@ -2,14 +2,14 @@
 // scripted model server, and the local stack (real SQLite, real bwrap, real git).
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { installRoot } from "../../src/cli/install-root.js";
-import { gitRunnerIn } from "../../src/cli/local/git-runner.js";
 import { type LocalStack, openLocalStack } from "../../src/cli/local/stack.js";
 import { createDemoRepo } from "../../src/demo/demo-repo.js";
 import { demoScript } from "../../src/demo/demo-script.js";
+import { installRoot } from "../../src/install-root.js";
 import { loadProfiles } from "../../src/policy/index.js";
 import { loadRepoPolicy, type RepoPolicy } from "../../src/policy/repo-policy.js";
 import type { ChainKind } from "../../src/roles/role-names.js";
+import { gitRunnerIn } from "../../src/runner/git-runner.js";
 import { buildSnapshotContent } from "../../src/runner/snapshot-content.js";
 import {
   type ModelServer,

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resolveBoxUser } from "../../src/boxes/box-user.js";
 import { type ProveOptions, prove } from "../../src/boxes/prove.js";
-import { resolveClaudeBinary } from "../../src/providers/claude.js";
+import { claudeProvider, resolveClaudeBinary } from "../../src/providers/claude.js";
 import { effectiveSettings } from "../../src/roles/settings.js";
 import { proofNetwork, proveDoors } from "../../src/runner/prove-doors.js";
 import { ensureBuilt } from "../harness/build.js";
@@ -57,6 +57,7 @@ async function proveWithDoors(over: Partial<ProveOptions> = {}) {
     validate: { test: { run: "sh check.sh", advisory: false } },
     settingsFor: (role) => effectiveSettings(role),
     claudeBinary: CLAUDE,
+    agent: claudeProvider({ binary: CLAUDE }),
     env,
     installRoot: ROOT,
     loginFile: "/nonexistent/login.json",

@@ -5,11 +5,11 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gitRunnerIn } from "../../src/cli/local/git-runner.js";
 import { openLocalStack } from "../../src/cli/local/stack.js";
 import { createDemoRepo } from "../../src/demo/demo-repo.js";
 import { loadProfiles } from "../../src/policy/index.js";
 import { loadRepoPolicy } from "../../src/policy/repo-policy.js";
+import { gitRunnerIn } from "../../src/runner/git-runner.js";
 import type { ModelServer, Script } from "../../src/scripted-model/server.js";
 import { tempDir } from "../helpers/git-repo.js";
 import { type ChainFixture, modelEnv, root, startChain } from "../runner/chain-helpers.js";

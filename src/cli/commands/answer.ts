@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { userInfo } from "node:os";
 import type { Command } from "commander";
-import { forgeHome } from "../local/forge-home.js";
+import { forgeHome } from "../../store/forge-home.js";
 import { findRun } from "../local/run-lookup.js";
 import { journalEngine, openStore } from "../local/stack.js";
 

@@ -10,14 +10,14 @@ import { ownWorkDeclared } from "../../boxes/create-box.js";
 import type { ValidateControl } from "../../boxes/proof-facts.js";
 import { type ProveReport, prove } from "../../boxes/prove.js";
 import type { ProveCheck } from "../../boxes/prove-types.js";
+import { installRoot } from "../../install-root.js";
 import { ConfigError, formatIssue, loadProfiles, type ResolvedConfig } from "../../policy/index.js";
 import { loadRepoPolicy } from "../../policy/repo-policy.js";
-import { resolveClaudeBinary } from "../../providers/claude.js";
+import { claudeProvider, resolveClaudeBinary } from "../../providers/claude.js";
+import { type ProofInputs, proofInputs, runSettings } from "../../runner/box-gate.js";
+import { gitRunnerIn } from "../../runner/git-runner.js";
 import { proveDoors } from "../../runner/prove-doors.js";
 import { openJournal } from "../../store/sqlite-journal.js";
-import { installRoot } from "../install-root.js";
-import { type ProofInputs, proofInputs, runSettings } from "../local/box-gate.js";
-import { gitRunnerIn } from "../local/git-runner.js";
 import { UsageError } from "../usage-error.js";
 
 interface ProveFlags {
@@ -99,6 +99,7 @@ export function registerBox(program: Command): void {
           validate: inputs.validate,
           settingsFor: (role) => runSettings(role, root, inputs.config),
           claudeBinary: resolveClaudeBinary(root),
+          agent: claudeProvider({ binary: resolveClaudeBinary(root) }),
           env: process.env,
           ownWork: ownWorkDeclared(process.env),
           network: { mode: (flags.network as "host" | "none" | undefined) ?? "host" },

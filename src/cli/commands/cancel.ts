@@ -3,7 +3,7 @@
 // and stops its agent within a second.
 import type { Command } from "commander";
 import { TERMINAL_RUN_STATES } from "../../chain/types.js";
-import { forgeHome } from "../local/forge-home.js";
+import { forgeHome } from "../../store/forge-home.js";
 import { describeDriver, runDriver } from "../local/orphans.js";
 import { findRun } from "../local/run-lookup.js";
 import { journalEngine, openStore } from "../local/stack.js";

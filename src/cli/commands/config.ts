@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
+import { installRoot } from "../../install-root.js";
 import {
   type ConfigReportSource,
   formatResolvedConfig,
@@ -14,8 +15,7 @@ import { FORGE_CONFIG_PATH } from "../../policy/forge-config-schema.js";
 import { ConfigError, type ConfigIssue, formatIssue } from "../../policy/issues.js";
 import { loadProfiles } from "../../policy/profiles.js";
 import { loadRepoPolicy, type RepoPolicy } from "../../policy/repo-policy.js";
-import { installRoot } from "../install-root.js";
-import { gitRunnerIn } from "../local/git-runner.js";
+import { gitRunnerIn } from "../../runner/git-runner.js";
 import { UsageError } from "../usage-error.js";
 
 interface ConfigOptions {

@@ -7,9 +7,9 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { createDemoRepo } from "../../demo/demo-repo.js";
 import { demoScript } from "../../demo/demo-script.js";
+import { installRoot } from "../../install-root.js";
 import { CHAINS } from "../../roles/role-names.js";
 import { startModelServer } from "../../scripted-model/server.js";
-import { installRoot } from "../install-root.js";
 import { executeLocalRun } from "../local/local-run.js";
 
 export const DEMO_BANNER =

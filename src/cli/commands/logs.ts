@@ -2,7 +2,7 @@
 // result, refusals, the final output — as readable text, from the journal.
 import type { Command } from "commander";
 import { isRole } from "../../roles/role-names.js";
-import { forgeHome } from "../local/forge-home.js";
+import { forgeHome } from "../../store/forge-home.js";
 import { findRun } from "../local/run-lookup.js";
 import { TRANSCRIPT_EVENT } from "../local/run-usage.js";
 import { openStore } from "../local/stack.js";

@@ -6,10 +6,10 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { ownWorkDeclared } from "../../boxes/create-box.js";
 import type { BoxKind } from "../../boxes/types.js";
+import { installRoot } from "../../install-root.js";
+import { checkCredentials } from "../../providers/credentials.js";
 import { CHAINS, type ChainKind, isChainKind } from "../../roles/role-names.js";
-import { installRoot } from "../install-root.js";
-import { checkCredentials } from "../local/credentials.js";
-import { forgeHome } from "../local/forge-home.js";
+import { forgeHome } from "../../store/forge-home.js";
 import { executeLocalRun } from "../local/local-run.js";
 import { UsageError } from "../usage-error.js";
 

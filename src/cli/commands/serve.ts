@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { ServeConfigError, serveHelpText } from "../../app/serve-config.js";
 import { startForgeServer } from "../../app/server.js";
-import { installRoot } from "../install-root.js";
+import { installRoot } from "../../install-root.js";
 import { UsageError } from "../usage-error.js";
 
 export function registerServe(program: Command): void {

@@ -1,14 +1,14 @@
 import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
+import { installRoot } from "../../install-root.js";
 import { builderAllowPatterns } from "../../policy/builder-commands.js";
 import { ConfigError, formatIssue } from "../../policy/issues.js";
 import { loadProfiles } from "../../policy/profiles.js";
 import { loadRepoPolicy } from "../../policy/repo-policy.js";
 import { isRole, ROLES } from "../../roles/role-names.js";
 import { effectiveSettings } from "../../roles/settings.js";
-import { installRoot } from "../install-root.js";
-import { gitRunnerIn } from "../local/git-runner.js";
+import { gitRunnerIn } from "../../runner/git-runner.js";
 import { UsageError } from "../usage-error.js";
 
 /**

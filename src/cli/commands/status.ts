@@ -3,7 +3,7 @@
 // cost and refused connections, and for a failure the reasons and the failing command's output.
 import type { Command } from "commander";
 import { egressSummary } from "../../policy/index.js";
-import { forgeHome } from "../local/forge-home.js";
+import { forgeHome } from "../../store/forge-home.js";
 import { describeDriver, orphanNotice, type RunDriver, runDriver } from "../local/orphans.js";
 import { findRun } from "../local/run-lookup.js";
 import { networkLines, phaseLines } from "../local/run-report.js";

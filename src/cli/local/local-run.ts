@@ -1,9 +1,11 @@
 // One local run, end to end: policy (refused before anything runs), the model endpoint, the
 // box proof, the frozen snapshot, then the engine driving the runner (local-drive.ts).
 // `forge resume` goes through the same checks (prepareLocal) before it drives a run again.
+
 import { join } from "node:path";
 import { harnessFact } from "../../boxes/proof-current.js";
 import type { BoxKind } from "../../boxes/types.js";
+import type { JournalStore } from "../../chain/ports.js";
 import type { TaskInput } from "../../chain/types.js";
 import {
   ConfigError,
@@ -16,13 +18,12 @@ import { loadRepoPolicy, type RepoPolicy } from "../../policy/repo-policy.js";
 import { resolveClaudeBinary } from "../../providers/claude.js";
 import type { ProviderName } from "../../providers/types.js";
 import type { ChainKind, Role } from "../../roles/role-names.js";
+import { ensureBoxProof } from "../../runner/box-gate.js";
 import { gitLine } from "../../runner/git.js";
+import { gitRunnerIn } from "../../runner/git-runner.js";
 import { buildSnapshotContent } from "../../runner/snapshot-content.js";
-import type { SqliteJournal } from "../../store/sqlite-journal.js";
-import { ensureBoxProof } from "./box-gate.js";
 import { cliEgressCheck, cliRunnerLimits as runnerLimits } from "./cli-limits.js";
 import { checkModelEndpoint } from "./endpoint-check.js";
-import { gitRunnerIn } from "./git-runner.js";
 import { driveLocal, type LocalRunResult } from "./local-drive.js";
 import { orphanedRuns, orphanNotice } from "./orphans.js";
 import { progressView } from "./progress.js";
@@ -81,7 +82,7 @@ const nothingRan = (): LocalRunResult => ({
 export async function prepareLocal(
   input: PrepareInput,
   command: string,
-): Promise<{ policy: RepoPolicy; store: SqliteJournal } | { result: LocalRunResult }> {
+): Promise<{ policy: RepoPolicy; store: JournalStore } | { result: LocalRunResult }> {
   const say = (s: string) => {
     if (!input.json) input.out.write(s);
   };

@@ -1,6 +1,7 @@
 // Runs left `running` by a process that is gone: found from the journal's `run.driver` records
 // (src/store/driver-identity.ts), named by `forge run` and `forge status`, continued by
 // `forge resume`.
+import type { JournalStore } from "../../chain/ports.js";
 import type { RunRecord } from "../../chain/types.js";
 import {
   type DriverIdentity,
@@ -8,7 +9,6 @@ import {
   driverFromData,
   driverLiveness,
 } from "../../store/driver-identity.js";
-import type { SqliteJournal } from "../../store/sqlite-journal.js";
 
 export interface RunDriver {
   run: RunRecord;
@@ -17,7 +17,7 @@ export interface RunDriver {
   orphaned: boolean;
 }
 
-export async function runDriver(store: SqliteJournal, run: RunRecord): Promise<RunDriver> {
+export async function runDriver(store: JournalStore, run: RunRecord): Promise<RunDriver> {
   const record = await store.latestEvent(run.id, "run.driver");
   const liveness = driverLiveness(driverFromData(record?.data));
   // A queued run without a record may be about to be driven; a running one was driven by a
@@ -30,7 +30,7 @@ export async function runDriver(store: SqliteJournal, run: RunRecord): Promise<R
 }
 
 /** The unfinished runs in this journal that nobody drives any more. */
-export async function orphanedRuns(store: SqliteJournal): Promise<RunDriver[]> {
+export async function orphanedRuns(store: JournalStore): Promise<RunDriver[]> {
   const runs = await store.listRuns({ states: ["queued", "running"] });
   const drivers = await Promise.all(runs.map((r) => runDriver(store, r)));
   return drivers.filter((d) => d.orphaned);

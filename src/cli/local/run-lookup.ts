@@ -1,9 +1,9 @@
 // A run named on the command line by its id or a unique prefix of it.
+import type { JournalStore } from "../../chain/ports.js";
 import type { RunRecord } from "../../chain/types.js";
-import type { SqliteJournal } from "../../store/sqlite-journal.js";
 import { UsageError } from "../usage-error.js";
 
-export async function findRun(store: SqliteJournal, idOrPrefix: string): Promise<RunRecord> {
+export async function findRun(store: JournalStore, idOrPrefix: string): Promise<RunRecord> {
   const exact = await store.getRun(idOrPrefix);
   if (exact) return exact;
   const matches = (await store.listRuns()).filter((r) => r.id.startsWith(idOrPrefix));

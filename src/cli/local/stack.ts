@@ -1,12 +1,11 @@
 // Composition root for local work (`forge run`, `forge demo`, `forge status`): the journal,
 // the policy of the repository, the provider, the local runner and the engine, wired with
 // their real implementations. Nothing here is a module singleton.
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { BoxKind } from "../../boxes/types.js";
 import { type ChainEngine, createChainEngine } from "../../chain/engine.js";
 import { randomIds } from "../../chain/ids.js";
-import type { ChainObserver, Logger } from "../../chain/ports.js";
+import type { ChainObserver, JournalStore, Logger } from "../../chain/ports.js";
 import { loadProfiles } from "../../policy/index.js";
 import type { RepoPolicy } from "../../policy/repo-policy.js";
 import { createProvider, resolveClaudeBinary } from "../../providers/index.js";
@@ -14,9 +13,8 @@ import type { ProviderName } from "../../providers/types.js";
 import { createLocalRunner, type LocalRunnerOptions } from "../../runner/local-runner.js";
 import type { RunnerLimits } from "../../runner/runner-limits.js";
 import { currentDriver, driverFromData, driverLiveness } from "../../store/driver-identity.js";
-import { openJournal, type SqliteJournal } from "../../store/sqlite-journal.js";
+import { openStore } from "../../store/open-store.js";
 import { cliRunnerLimits as runnerLimits } from "./cli-limits.js";
-import { journalPath } from "./forge-home.js";
 
 export interface LocalStackOptions {
   root: string;
@@ -40,7 +38,7 @@ export interface LocalStackOptions {
 
 export interface LocalStack {
   engine: ChainEngine;
-  store: SqliteJournal;
+  store: JournalStore;
   close(): Promise<void>;
 }
 
@@ -50,11 +48,6 @@ export const silentLogger: Logger = {
   warn() {},
   error() {},
 };
-
-export function openStore(forgeHome: string): SqliteJournal {
-  mkdirSync(forgeHome, { recursive: true, mode: 0o700 });
-  return openJournal(journalPath(forgeHome));
-}
 
 export function openLocalStack(
   opts: LocalStackOptions,
@@ -108,7 +101,7 @@ export function openLocalStack(
  * An engine on the journal alone, for commands that only change a run's state (`forge cancel`,
  * `forge answer`): it has no runner, so it can never start a step.
  */
-export function journalEngine(store: SqliteJournal): ChainEngine {
+export function journalEngine(store: JournalStore): ChainEngine {
   const noRunner = () => {
     throw new Error("this command only changes the journal; it runs no step");
   };
@@ -120,3 +113,5 @@ export function journalEngine(store: SqliteJournal): ChainEngine {
     ids: randomIds(),
   });
 }
+
+export { openStore };

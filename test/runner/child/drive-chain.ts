@@ -2,11 +2,11 @@
 // argv: <forgeHome> <repo> ; env FORGE_TEST_MODEL_URL. Prints "run <id>" once the run exists.
 
 import { join } from "node:path";
-import { installRoot } from "../../../src/cli/install-root.js";
-import { gitRunnerIn } from "../../../src/cli/local/git-runner.js";
 import { openLocalStack } from "../../../src/cli/local/stack.js";
+import { installRoot } from "../../../src/install-root.js";
 import { loadProfiles } from "../../../src/policy/index.js";
 import { loadRepoPolicy } from "../../../src/policy/repo-policy.js";
+import { gitRunnerIn } from "../../../src/runner/git-runner.js";
 import { buildSnapshotContent } from "../../../src/runner/snapshot-content.js";
 
 const [forgeHome, repo] = process.argv.slice(2) as [string, string];

@@ -1,5 +1,5 @@
 import { execa } from "execa";
-import type { GitRunner } from "../../policy/config-source.js";
+import type { GitRunner } from "../policy/config-source.js";
 
 /** The policy module's git port, bound to a directory; never runs repository hooks. */
 export function gitRunnerIn(cwd: string): GitRunner {

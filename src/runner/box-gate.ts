@@ -2,7 +2,7 @@
 // it. `forge run` proves the box when the proof is missing or stale and stops if the proof
 // fails; queued work (the App) is refused instead, naming the fact that changed.
 import { join } from "node:path";
-import { resolveBoxUser } from "../../boxes/box-user.js";
+import { resolveBoxUser } from "../boxes/box-user.js";
 import {
   boxKeyFor,
   isProofValid,
@@ -12,19 +12,19 @@ import {
   type ProveReport,
   prove,
   type ValidateControl,
-} from "../../boxes/index.js";
-import type { JournalStore } from "../../chain/ports.js";
-import { builderAllowPatterns } from "../../policy/builder-commands.js";
+} from "../boxes/index.js";
+import type { JournalStore } from "../chain/ports.js";
+import { builderAllowPatterns } from "../policy/builder-commands.js";
 import {
   controlInvocation,
   controlsToRun,
   type ResolvedConfig,
   setupToRun,
-} from "../../policy/index.js";
-import { resolveClaudeBinary } from "../../providers/claude.js";
-import type { Role } from "../../roles/role-names.js";
-import { effectiveSettings, shellQuote } from "../../roles/settings.js";
-import { proofNetwork, proveDoors } from "../../runner/prove-doors.js";
+} from "../policy/index.js";
+import { claudeProvider, resolveClaudeBinary } from "../providers/claude.js";
+import type { Role } from "../roles/role-names.js";
+import { effectiveSettings, shellQuote } from "../roles/settings.js";
+import { proofNetwork, proveDoors } from "./prove-doors.js";
 
 export interface ProofInputs {
   setup: string[];
@@ -88,6 +88,7 @@ export async function proveBox(opts: BoxGateOptions): Promise<ProveReport> {
     ...inputs,
     settingsFor: (role) => runSettings(role, opts.root, opts.config),
     claudeBinary: resolveClaudeBinary(opts.root),
+    agent: claudeProvider({ binary: resolveClaudeBinary(opts.root) }),
     env: opts.env,
     ownWork: opts.ownWork,
     network: { mode: "host" },

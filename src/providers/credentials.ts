@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { ProviderName } from "../../providers/types.js";
+import type { ProviderName } from "./types.js";
 
 export interface CredentialCheck {
   ok: boolean;
