@@ -1,6 +1,7 @@
 // Chain overhead: a full 4-role change chain on the demo repository with an instant scripted
 // model (the real claude binary, real bwrap boxes, real git and SQLite) — everything but the
-// model's thinking time. Median of >= 5 runs. Goal: under 3 s for a 4-role chain.
+// model's thinking time. Median of >= 5 runs. Goal: under 3 s for a 4-role chain. The same
+// chain with its journal on PostgreSQL beside it (goal: at most 10 % more).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cp } from "node:fs/promises";
@@ -17,6 +18,7 @@ import { git } from "../src/runner/git.js";
 import { gitRunnerIn } from "../src/runner/git-runner.js";
 import { buildSnapshotContent } from "../src/runner/snapshot-content.js";
 import { type Script, startModelServer } from "../src/scripted-model/server.js";
+import { startPostgres } from "../test/harness/postgres.js";
 
 /** Every role answers at once with its structured output: the chain's own overhead. */
 export function instantScript(): Script {
@@ -60,9 +62,22 @@ function machineBusyCpuMs(): number | null {
 }
 
 export async function benchChain(runs = 5): Promise<object> {
+  const sqlite = await benchWith(instantScript(), runs, false);
+  // The same chain with its journal on PostgreSQL (DATABASE_URL): a durable server on loopback.
+  const pg = await startPostgres({ durable: true });
+  let postgresql: Awaited<ReturnType<typeof benchWith>>;
+  try {
+    const url = await pg.createDatabase("forge_bench_chain");
+    postgresql = await benchWith(instantScript(), runs, false, undefined, { DATABASE_URL: url });
+  } finally {
+    await pg.stop();
+  }
   return {
     reference_bare_node_start_ms: bareNodeStartMs(),
-    instant_model: await benchWith(instantScript(), runs, false),
+    instant_model: sqlite,
+    instant_model_postgresql: postgresql,
+    postgresql_vs_sqlite_chain:
+      Math.round((postgresql.chain_ms_median / sqlite.chain_ms_median) * 1000) / 1000,
     demo_script: await benchWith(demoScript(), runs, true),
     node_setup: await benchWith(instantScript(), 3, false, "node-lock"),
   };

@@ -9,6 +9,7 @@ import { checkCredentials } from "../providers/credentials.js";
 import { loadGateKey } from "../seal/index.js";
 import { forgeHome } from "../store/forge-home.js";
 import { openStore } from "../store/open-store.js";
+import { PgJournal } from "../store/pg-journal.js";
 import { forgeApp } from "./app.js";
 import { composeServices } from "./compose.js";
 import { probotInstallations } from "./installations.js";
@@ -45,7 +46,13 @@ export async function startForgeServer(opts: ForgeServerOptions): Promise<ForgeS
   const creds = checkCredentials("claude", env);
   if (!creds.ok) throw new ServeConfigError(creds.message ?? "no model credentials");
   const home = forgeHome(env);
-  const store: JournalStore = openStore(home);
+  const store: JournalStore = openStore(home, env);
+  if (store instanceof PgJournal && !(await store.claimSoleServer())) {
+    await store.close();
+    throw new ServeConfigError(
+      "another forge serve already uses this DATABASE_URL: several replicas on one database are not supported yet (docs/scaling.md); stop the other one, or give this one its own database",
+    );
+  }
   const key = await loadGateKey({ env, dir: home });
   let services: AppServices | null = null;
   const server = await run(

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { StoreConfigError } from "../store/open-store.js";
 import { registerCommands } from "./commands/index.js";
 import { UsageError } from "./usage-error.js";
 
@@ -15,7 +16,7 @@ try {
   if (error instanceof CommanderError) {
     // help and version are "errors" to commander; bad usage exits 2 everywhere in forge.
     process.exitCode = error.exitCode === 0 ? 0 : 2;
-  } else if (error instanceof UsageError) {
+  } else if (error instanceof UsageError || error instanceof StoreConfigError) {
     process.stderr.write(`forge: ${error.message}\n`);
     process.exitCode = 2;
   } else {

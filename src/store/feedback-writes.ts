@@ -1,19 +1,13 @@
-// R6.1/R6.2 writes of the journal: feedback with its one request, and human responses.
-// These functions run inside a caller's transaction; they throw to abort it.
+// R6.1/R6.2 writes of the SQLite journal: feedback with its one request, and human responses.
+// The rules are feedback-rules.ts; these functions look the facts up and write, inside the
+// caller's transaction, and throw to abort it.
 import type Database from "better-sqlite3";
-import {
-  FeedbackConflictError,
-  RequestAlreadyAnsweredError,
-  RequestBudgetExceededError,
-  ResponseConflictError,
-  UnknownRequestError,
-  UnknownRunError,
-} from "../chain/errors.js";
-import { feedbackIdentity, requestIdentity, validateFeedback } from "../chain/feedback.js";
+import { validateFeedback } from "../chain/feedback.js";
 import type { HumanResponse, WorkerFeedback } from "../chain/types.js";
+import { type NewEvent, planFeedback, planResponse } from "./feedback-rules.js";
 import { toJson } from "./rows.js";
 
-export type NewEvent = { type: string; data: Record<string, unknown> };
+export type { NewEvent } from "./feedback-rules.js";
 
 export interface FeedbackOutcome {
   result: "inserted" | "duplicate";
@@ -31,53 +25,37 @@ export function insertFeedback(
   const run = db.prepare("SELECT request_budget FROM runs WHERE id = ?").get(runId) as
     | { request_budget: number }
     | undefined;
-  if (!run) throw new UnknownRunError(runId);
-  const identity = feedbackIdentity(runId, feedback);
   const existing = db
     .prepare("SELECT canonical_json FROM feedback WHERE run_id = ? AND id = ?")
     .get(runId, feedback.id) as { canonical_json: string } | undefined;
-  if (existing) {
-    if (existing.canonical_json === identity) return { result: "duplicate", events: [] };
-    throw new FeedbackConflictError(runId, feedback.id, "same id, different content");
-  }
   const request = feedback.request;
-  if (request) {
-    const other = db
-      .prepare("SELECT feedback_id FROM requests WHERE run_id = ? AND id = ?")
-      .get(runId, request.id) as { feedback_id: string } | undefined;
-    if (other) {
-      throw new FeedbackConflictError(
-        runId,
-        feedback.id,
-        `request id ${request.id} already belongs to feedback ${other.feedback_id}`,
-      );
-    }
-    // Only NEW questions count against the frozen budget (a replay returned above).
-    const asked = (
-      db.prepare("SELECT count(*) AS n FROM requests WHERE run_id = ?").get(runId) as { n: number }
-    ).n;
-    if (asked >= run.request_budget)
-      throw new RequestBudgetExceededError(runId, run.request_budget);
-  }
+  const owner = request
+    ? (db
+        .prepare("SELECT feedback_id FROM requests WHERE run_id = ? AND id = ?")
+        .get(runId, request.id) as { feedback_id: string } | undefined)
+    : undefined;
+  const asked = (
+    db.prepare("SELECT count(*) AS n FROM requests WHERE run_id = ?").get(runId) as { n: number }
+  ).n;
+  const plan = planFeedback(runId, feedback, {
+    budget: run?.request_budget ?? null,
+    existing: existing?.canonical_json ?? null,
+    requestOwner: owner?.feedback_id ?? null,
+    asked,
+  });
+  if (plan.result === "duplicate") return plan;
   db.prepare(
     `INSERT INTO feedback (run_id, id, role, attempt, disposition, canonical_json, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(runId, feedback.id, feedback.role, feedback.attempt, feedback.disposition, identity, now);
-  const events: NewEvent[] = [
-    {
-      type: "feedback.recorded",
-      data: {
-        feedbackId: feedback.id,
-        role: feedback.role,
-        task: feedback.task,
-        attempt: feedback.attempt,
-        disposition: feedback.disposition,
-        summary: feedback.summary,
-        evidence: feedback.evidence,
-        ...(request ? { requestId: request.id } : {}),
-      },
-    },
-  ];
+  ).run(
+    runId,
+    feedback.id,
+    feedback.role,
+    feedback.attempt,
+    feedback.disposition,
+    plan.identity,
+    now,
+  );
   if (request) {
     db.prepare(
       `INSERT INTO requests (run_id, id, feedback_id, role, kind, question, context, choices_json,
@@ -93,16 +71,8 @@ export function insertFeedback(
       toJson(request.choices),
       now,
     );
-    events.push({
-      type: "request.created",
-      data: {
-        feedbackId: feedback.id,
-        role: feedback.role,
-        request: JSON.parse(requestIdentity(request)),
-      },
-    });
   }
-  return { result: "inserted", events };
+  return { result: "inserted", events: plan.events };
 }
 
 /** Insert a human answer to an open request; returns the event that records it. */
@@ -111,22 +81,17 @@ export function insertResponse(
   runId: string,
   response: HumanResponse,
 ): NewEvent {
-  if (!db.prepare("SELECT 1 FROM runs WHERE id = ?").get(runId)) throw new UnknownRunError(runId);
-  if (
-    !db.prepare("SELECT 1 FROM requests WHERE run_id = ? AND id = ?").get(runId, response.requestId)
-  ) {
-    throw new UnknownRequestError(runId, response.requestId);
-  }
-  if (
-    db
-      .prepare("SELECT 1 FROM responses WHERE run_id = ? AND request_id = ?")
-      .get(runId, response.requestId)
-  ) {
-    throw new RequestAlreadyAnsweredError(runId, response.requestId);
-  }
-  if (db.prepare("SELECT 1 FROM responses WHERE run_id = ? AND id = ?").get(runId, response.id)) {
-    throw new ResponseConflictError(runId, response.id);
-  }
+  const has = (sql: string, ...params: unknown[]) => db.prepare(sql).get(...params) !== undefined;
+  const event = planResponse(runId, response, {
+    run: has("SELECT 1 FROM runs WHERE id = ?", runId),
+    request: has("SELECT 1 FROM requests WHERE run_id = ? AND id = ?", runId, response.requestId),
+    answered: has(
+      "SELECT 1 FROM responses WHERE run_id = ? AND request_id = ?",
+      runId,
+      response.requestId,
+    ),
+    idTaken: has("SELECT 1 FROM responses WHERE run_id = ? AND id = ?", runId, response.id),
+  });
   db.prepare(
     `INSERT INTO responses (run_id, id, request_id, actor, answer, created_at)
      VALUES (?, ?, ?, ?, ?, ?)`,
@@ -138,13 +103,5 @@ export function insertResponse(
     response.answer,
     response.createdAt,
   );
-  return {
-    type: "request.answered",
-    data: {
-      requestId: response.requestId,
-      responseId: response.id,
-      actor: response.actor,
-      answer: response.answer,
-    },
-  };
+  return event;
 }

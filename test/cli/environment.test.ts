@@ -17,6 +17,7 @@ const COVERED: Record<string, string[]> = {
   CLAUDE_CODE_OAUTH_TOKEN: ["test/cli/environment.test.ts", "test/providers/claude.test.ts"],
   ANTHROPIC_BASE_URL: ["test/cli/no-hang.test.ts", "test/cli/endpoint-check.test.ts"],
   FORGE_HOME: ["test/cli/environment.test.ts", "test/cli/run.test.ts"],
+  DATABASE_URL: ["test/store/open-store.test.ts", "test/cli/environment.test.ts"],
   FORGE_BOX_UID: ["test/boxes/box-user.test.ts"],
   FORGE_BOX_GID: ["test/boxes/box-user.test.ts"],
   FORGE_BOX_PATHS: ["test/boxes/allowlist.test.ts"],
@@ -85,6 +86,19 @@ describe("the variables themselves", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(statSync(home).mode & 0o777).toBe(0o700);
     expect(existsSync(join(home, "journal.db"))).toBe(true);
+  });
+
+  it("DATABASE_URL that is not PostgreSQL's stops the command, naming it; nothing is made in FORGE_HOME", async () => {
+    const s = box();
+    const home = join(s.dir, "state");
+    const r = await forge(["status"], {
+      ...s.env,
+      FORGE_HOME: home,
+      DATABASE_URL: "mysql://db.example/forge",
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/forge: DATABASE_URL must be a postgres:\/\/ URL/);
+    expect(existsSync(join(home, "journal.db"))).toBe(false);
   });
 
   it("ANTHROPIC_AUTH_TOKEN and CLAUDE_CODE_OAUTH_TOKEN are credentials as much as the API key", async () => {

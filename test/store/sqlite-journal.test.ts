@@ -1,356 +1,64 @@
+// The SQLite journal: the JournalStore contract on a real file, and what only SQLite has (WAL,
+// synchronous=FULL, the schema version in user_version).
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  FeedbackConflictError,
-  FeedbackInvalidError,
-  IllegalTransitionError,
-  RequestAlreadyAnsweredError,
-  RequestBudgetExceededError,
-  ResponseConflictError,
-  StaleStateError,
-  UnknownRequestError,
-  UnknownRunError,
-} from "../../src/chain/errors.js";
+import { describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../src/store/migrations.js";
 import { openJournal, type SqliteJournal } from "../../src/store/sqlite-journal.js";
-import { makeFeedback, makeQuestion, makeRun, type TempDir, tempDir } from "./journal-fixtures.js";
+import { journalContract } from "./journal-contract.js";
+import { type TempDir, tempDir } from "./journal-fixtures.js";
 
-let tmp: TempDir;
-let journal: SqliteJournal;
-let file: string;
+let tmp: TempDir | null = null;
+let open: SqliteJournal | null = null;
+const file = () => {
+  tmp ??= tempDir();
+  return tmp.file("journal.db");
+};
 
-beforeEach(() => {
-  tmp = tempDir();
-  file = tmp.file("journal.db");
-  journal = openJournal(file);
+journalContract("SQLite", {
+  async open() {
+    open = openJournal(file());
+    return open;
+  },
+  async reopen() {
+    await open?.close();
+    open = openJournal(file());
+    return open;
+  },
+  async exec(sql) {
+    const raw = new Database(file());
+    try {
+      raw.pragma("foreign_keys = ON");
+      raw.exec(sql);
+    } finally {
+      raw.close();
+    }
+  },
+  async cleanup() {
+    await open?.close();
+    open = null;
+    tmp?.cleanup();
+    tmp = null;
+  },
 });
-
-afterEach(async () => {
-  await journal.close();
-  tmp.cleanup();
-});
-
-async function seedRun(id = "run-1", budget = 2) {
-  const { run, steps } = makeRun(id, { requestBudget: budget });
-  await journal.createRun(run, steps, [{ type: "run.created", data: { chain: "change" } }]);
-  return run;
-}
 
 describe("opening", () => {
-  it("uses WAL, synchronous=FULL, foreign keys and a busy timeout, at the newest schema", () => {
-    expect(journal.settings()).toEqual({
-      journalMode: "wal",
-      synchronous: 2,
-      foreignKeys: true,
-      busyTimeoutMs: 5000,
-    });
-    const raw = new Database(file, { readonly: true });
-    expect(raw.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
-    raw.close();
-  });
-});
-
-describe("runs, steps and transitions", () => {
-  it("round-trips a run with its steps and its created event", async () => {
-    const run = await seedRun();
-    expect(await journal.getRun("run-1")).toEqual(run);
-    const steps = await journal.getSteps("run-1");
-    expect(steps.map((s) => [s.index, s.role, s.state, s.attempt])).toEqual([
-      [0, "architect", "queued", 0],
-      [1, "builder", "queued", 0],
-      [2, "reviewer", "queued", 0],
-      [3, "security", "queued", 0],
-    ]);
-    expect((await journal.events("run-1")).map((e) => e.type)).toEqual(["run.created"]);
-    expect(await journal.getRun("nope")).toBeNull();
-  });
-
-  it("lists runs by state", async () => {
-    await seedRun("run-a");
-    await seedRun("run-b");
-    await journal.transition("run-b", { run: { state: "running" }, events: [] });
-    expect((await journal.listRuns({ states: ["running"] })).map((r) => r.id)).toEqual(["run-b"]);
-    expect((await journal.listRuns()).map((r) => r.id)).toEqual(["run-a", "run-b"]);
-    expect(await journal.listRuns({ limit: 1 })).toHaveLength(1);
-  });
-
-  it("the most recent runs, oldest of them first; events by type; the latest of a type", async () => {
-    for (const id of ["run-a", "run-b", "run-c"]) await seedRun(id);
-    expect((await journal.recentRuns(2)).map((r) => r.id)).toEqual(["run-b", "run-c"]);
-    await journal.transition("run-a", { events: [{ type: "run.driver", data: { pid: 1 } }] });
-    await journal.transition("run-a", { events: [{ type: "x", data: {} }] });
-    await journal.transition("run-a", { events: [{ type: "run.driver", data: { pid: 2 } }] });
-    expect((await journal.latestEvent("run-a", "run.driver"))?.data).toEqual({ pid: 2 });
-    expect(await journal.latestEvent("run-b", "run.driver")).toBeNull();
-    const types = (await journal.eventsOfType("run-a", ["run.driver", "x"])).map((e) => e.type);
-    expect(types).toEqual(["run.driver", "x", "run.driver"]);
-    expect(await journal.eventsOfType("run-a", [])).toEqual([]);
-  });
-
-  it("applies the patches and appends the events in one transaction", async () => {
-    await seedRun();
-    const events = await journal.transition("run-1", {
-      run: { state: "running", baseSha: "abc123" },
-      step: { index: 0, patch: { state: "running", attempt: 1, startedAt: "t1" } },
-      events: [
-        { type: "run.started", data: {} },
-        { type: "step.started", data: { index: 0, attempt: 1 } },
-      ],
-    });
-    expect(events.map((e) => e.type)).toEqual(["run.started", "step.started"]);
-    expect(events[1]?.seq).toBe((events[0]?.seq ?? 0) + 1);
-    const run = await journal.getRun("run-1");
-    expect(run?.state).toBe("running");
-    expect(run?.baseSha).toBe("abc123");
-    const [step] = await journal.getSteps("run-1");
-    expect(step).toMatchObject({ state: "running", attempt: 1, startedAt: "t1" });
-    const all = await journal.events("run-1");
-    expect(all.map((e) => e.type)).toEqual(["run.created", "run.started", "step.started"]);
-    expect(await journal.events("run-1", events[0]?.seq)).toHaveLength(1);
-    expect((await journal.lastEvents("run-1", 2)).map((e) => e.type)).toEqual([
-      "run.started",
-      "step.started",
-    ]);
-  });
-
-  it("refuses an illegal transition and writes nothing", async () => {
-    await seedRun();
-    await expect(
-      journal.transition("run-1", { run: { state: "passed" }, events: [{ type: "x", data: {} }] }),
-    ).rejects.toBeInstanceOf(IllegalTransitionError);
-    await expect(
-      journal.transition("run-1", {
-        step: { index: 0, patch: { state: "passed" } },
-        events: [{ type: "x", data: {} }],
-      }),
-    ).rejects.toBeInstanceOf(IllegalTransitionError);
-    expect((await journal.events("run-1")).map((e) => e.type)).toEqual(["run.created"]);
-    expect((await journal.getRun("run-1"))?.state).toBe("queued");
-    await expect(journal.transition("nope", { events: [] })).rejects.toBeInstanceOf(
-      UnknownRunError,
-    );
-  });
-
-  it("checks expectations inside the transaction (stale run state, stale attempt)", async () => {
-    await seedRun();
-    await expect(
-      journal.transition("run-1", {
-        events: [{ type: "x", data: {} }],
-        expect: { runStates: ["running"] },
-      }),
-    ).rejects.toBeInstanceOf(StaleStateError);
-    await expect(
-      journal.transition("run-1", {
-        step: { index: 0, patch: { state: "running", attempt: 1 } },
-        events: [{ type: "x", data: {} }],
-        expect: { stepAttempt: 3 },
-      }),
-    ).rejects.toBeInstanceOf(StaleStateError);
-    expect(await journal.events("run-1")).toHaveLength(1);
-  });
-});
-
-describe("append-only tables", () => {
-  it("refuses UPDATE and DELETE of events, feedback, requests and responses (triggers)", async () => {
-    await seedRun();
-    await journal.recordFeedback("run-1", makeQuestion("req-1"));
-    await journal.recordResponse("run-1", {
-      id: "resp-1",
-      requestId: "req-1",
-      actor: "alice",
-      answer: "users",
-      createdAt: "t",
-    });
-    const raw = new Database(file);
-    const attempts = [
-      "UPDATE events SET type = 'forged'",
-      "DELETE FROM events",
-      "UPDATE feedback SET disposition = 'completed'",
-      "DELETE FROM feedback",
-      "UPDATE requests SET question = 'other'",
-      "DELETE FROM requests",
-      "UPDATE responses SET answer = 'admins'",
-      "DELETE FROM responses",
-    ];
-    for (const sql of attempts) {
-      expect(() => raw.exec(sql), sql).toThrow(/append-only/);
+  it("uses WAL, synchronous=FULL, foreign keys and a busy timeout, at the newest schema", async () => {
+    const t = tempDir();
+    const f = t.file("journal.db");
+    const journal = openJournal(f);
+    try {
+      expect(journal.settings()).toEqual({
+        journalMode: "wal",
+        synchronous: 2,
+        foreignKeys: true,
+        busyTimeoutMs: 5000,
+      });
+      const raw = new Database(f, { readonly: true });
+      expect(raw.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
+      raw.close();
+    } finally {
+      await journal.close();
+      t.cleanup();
     }
-    raw.close();
-    expect((await journal.listResponses("run-1"))[0]?.answer).toBe("users");
-  });
-
-  it("enforces foreign keys: no event for a run that does not exist", () => {
-    const raw = new Database(file);
-    raw.pragma("foreign_keys = ON");
-    expect(() =>
-      raw
-        .prepare("INSERT INTO events (run_id, type, data_json, at) VALUES ('ghost','x','{}','t')")
-        .run(),
-    ).toThrow(/FOREIGN KEY/);
-    raw.close();
-  });
-
-  it("creates a run atomically: a bad step leaves no run behind", async () => {
-    const { run, steps } = makeRun("run-x");
-    const bad = steps.map((s, i) => (i === 2 ? { ...s, runId: "other" } : s));
-    await expect(journal.createRun(run, bad)).rejects.toThrow(/belongs to run other/);
-    expect(await journal.getRun("run-x")).toBeNull();
-    expect(await journal.getSteps("run-x")).toEqual([]);
-  });
-});
-
-describe("feedback (R6.1, R6.2)", () => {
-  it("journals feedback and its request; an identical replay is a duplicate", async () => {
-    await seedRun();
-    const fb = makeQuestion("req-1");
-    expect(await journal.recordFeedback("run-1", fb)).toBe("inserted");
-    // Same content in a different key order: still the same feedback.
-    const { summary, ...rest } = fb;
-    const reordered = JSON.parse(JSON.stringify({ summary, ...rest }));
-    expect(await journal.recordFeedback("run-1", reordered)).toBe("duplicate");
-    expect(await journal.listFeedback("run-1")).toEqual([fb]);
-    const requests = await journal.listRequests("run-1");
-    expect(requests).toHaveLength(1);
-    expect(requests[0]).toMatchObject({ id: "req-1", status: "pending", feedbackId: fb.id });
-    const types = (await journal.events("run-1")).map((e) => e.type);
-    expect(types).toEqual(["run.created", "feedback.recorded", "request.created"]);
-  });
-
-  it("throws FeedbackConflictError for the same id with different content", async () => {
-    await seedRun();
-    await journal.recordFeedback("run-1", makeFeedback());
-    await expect(
-      journal.recordFeedback("run-1", makeFeedback({ summary: "Something else." })),
-    ).rejects.toBeInstanceOf(FeedbackConflictError);
-    expect(await journal.listFeedback("run-1")).toHaveLength(1);
-  });
-
-  it("refuses a request id that already belongs to another feedback", async () => {
-    await seedRun();
-    await journal.recordFeedback("run-1", makeQuestion("req-1"));
-    await expect(
-      journal.recordFeedback("run-1", makeQuestion("req-1", { id: "fb-other" })),
-    ).rejects.toBeInstanceOf(FeedbackConflictError);
-  });
-
-  it("validates: questions carry exactly one request, other dispositions none", async () => {
-    await seedRun();
-    const bad = [
-      makeFeedback({ disposition: "clarification" }),
-      makeFeedback({ disposition: "blocked" }),
-      { ...makeQuestion("req-1"), disposition: "completed" as const },
-      { ...makeQuestion("req-2"), disposition: "failed" as const },
-      makeFeedback({ attempt: 5 }),
-      makeFeedback({ attempt: 0 }),
-      makeFeedback({ evidence: ["../../etc/passwd"] }),
-      makeFeedback({ id: "has space" }),
-    ];
-    for (const fb of bad) {
-      await expect(journal.recordFeedback("run-1", fb), JSON.stringify(fb)).rejects.toBeInstanceOf(
-        FeedbackInvalidError,
-      );
-    }
-    expect(await journal.listFeedback("run-1")).toEqual([]);
-    const blocked = makeQuestion("req-9", { disposition: "blocked" });
-    expect(await journal.recordFeedback("run-1", blocked)).toBe("inserted");
-  });
-
-  it("limits new questions to the run's frozen budget; replays do not count", async () => {
-    await seedRun("run-1", 1);
-    await journal.recordFeedback("run-1", makeQuestion("req-1"));
-    expect(await journal.recordFeedback("run-1", makeQuestion("req-1"))).toBe("duplicate");
-    await expect(journal.recordFeedback("run-1", makeQuestion("req-2"))).rejects.toBeInstanceOf(
-      RequestBudgetExceededError,
-    );
-    expect(await journal.listRequests("run-1")).toHaveLength(1);
-  });
-
-  it("journals feedback inside a transition, before its events; a conflict rolls all back", async () => {
-    await seedRun();
-    await journal.transition("run-1", {
-      run: { state: "running" },
-      step: { index: 0, patch: { state: "running", attempt: 1 } },
-      events: [],
-    });
-    const evts = await journal.transition("run-1", {
-      feedback: makeQuestion("req-1"),
-      run: { state: "paused" },
-      step: { index: 0, patch: { state: "blocked" } },
-      events: [{ type: "run.paused", data: {} }],
-    });
-    expect(evts.map((e) => e.type)).toEqual(["feedback.recorded", "request.created", "run.paused"]);
-    await journal.recordFeedback("run-1", makeFeedback({ id: "fb-2" }));
-    const before = (await journal.events("run-1")).length;
-    await expect(
-      journal.transition("run-1", {
-        feedback: makeFeedback({ id: "fb-2", summary: "changed" }),
-        run: { state: "running" },
-        events: [{ type: "run.resumed", data: {} }],
-      }),
-    ).rejects.toBeInstanceOf(FeedbackConflictError);
-    expect((await journal.events("run-1")).length).toBe(before);
-    expect((await journal.getRun("run-1"))?.state).toBe("paused");
-  });
-});
-
-describe("responses", () => {
-  it("records one answer per request, with typed errors otherwise", async () => {
-    await seedRun();
-    await journal.recordFeedback("run-1", makeQuestion("req-1"));
-    const answer = {
-      id: "resp-1",
-      requestId: "req-1",
-      actor: "alice",
-      answer: "users",
-      createdAt: "t",
-    };
-    await expect(
-      journal.recordResponse("run-1", { ...answer, requestId: "nope" }),
-    ).rejects.toBeInstanceOf(UnknownRequestError);
-    await journal.recordResponse("run-1", answer);
-    expect((await journal.listRequests("run-1"))[0]?.status).toBe("answered");
-    await expect(
-      journal.recordResponse("run-1", { ...answer, id: "resp-2" }),
-    ).rejects.toBeInstanceOf(RequestAlreadyAnsweredError);
-    await journal.recordFeedback("run-1", makeQuestion("req-2"));
-    await expect(
-      journal.recordResponse("run-1", { ...answer, requestId: "req-2" }),
-    ).rejects.toBeInstanceOf(ResponseConflictError);
-    expect(await journal.listResponses("run-1")).toEqual([answer]);
-    const last = await journal.lastEvents("run-1", 1);
-    expect(last[0]?.type).toBe("request.created");
-  });
-});
-
-describe("nonces, deliveries, proofs", () => {
-  it("consumes a nonce and marks a delivery once, also across a reopen", async () => {
-    expect(await journal.consumeNonce("n1", "2026-01-01T00:10:00Z")).toBe(true);
-    expect(await journal.consumeNonce("n1", "2026-01-01T00:10:00Z")).toBe(false);
-    expect(await journal.markDelivery("d1")).toBe(true);
-    expect(await journal.markDelivery("d1")).toBe(false);
-    await journal.close();
-    journal = openJournal(file);
-    expect(await journal.consumeNonce("n1", "2026-01-01T00:10:00Z")).toBe(false);
-    expect(await journal.markDelivery("d1")).toBe(false);
-    expect(await journal.markDelivery("d2")).toBe(true);
-  });
-
-  it("returns the latest proof per box", async () => {
-    const proof = {
-      boxKey: "bwrap:/repo",
-      facts: { harness: "2.1.332" },
-      ok: true,
-      checks: [{ name: "contract", ok: true, detail: "sh, git" }],
-      provedAt: "t1",
-    };
-    expect(await journal.latestProof("bwrap:/repo")).toBeNull();
-    await journal.saveProof(proof);
-    await journal.saveProof({ ...proof, ok: false, provedAt: "t2" });
-    expect(await journal.latestProof("bwrap:/repo")).toEqual({
-      ...proof,
-      ok: false,
-      provedAt: "t2",
-    });
-    expect(await journal.latestProof("bwrap:/other")).toBeNull();
   });
 });

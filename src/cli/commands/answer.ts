@@ -15,7 +15,7 @@ export function registerAnswer(program: Command): void {
     .argument("<request-id>", "the question's id (`forge status <run>` shows it)")
     .argument("<answer...>", "the answer")
     .action(async (runId: string, requestId: string, words: string[]) => {
-      const store = openStore(forgeHome(process.env));
+      const store = openStore(forgeHome(process.env), process.env);
       try {
         const run = await findRun(store, runId);
         await journalEngine(store).respond(run.id, {

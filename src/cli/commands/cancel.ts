@@ -17,7 +17,7 @@ export function registerCancel(program: Command): void {
     .argument("<run-id>", "a run id (or a unique prefix)")
     .option("--reason <text>", "why, journaled with the cancel", "cancelled with forge cancel")
     .action(async (runId: string, flags: { reason: string }) => {
-      const store = openStore(forgeHome(process.env));
+      const store = openStore(forgeHome(process.env), process.env);
       try {
         const run = await findRun(store, runId);
         if (TERMINAL_RUN_STATES.has(run.state)) {

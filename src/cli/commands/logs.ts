@@ -30,7 +30,7 @@ export function registerLogs(program: Command): void {
         if (attempt !== undefined && !(Number.isInteger(attempt) && attempt > 0)) {
           throw new UsageError(`--attempt ${flags.attempt}: a positive whole number`);
         }
-        const store = openStore(forgeHome(process.env));
+        const store = openStore(forgeHome(process.env), process.env);
         try {
           const run = await findRun(store, runId);
           const transcripts = (await store.eventsOfType(run.id, [TRANSCRIPT_EVENT])).filter(

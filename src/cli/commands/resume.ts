@@ -30,7 +30,7 @@ export function registerResume(program: Command): void {
     .option("--json", "print the result as JSON")
     .action(async (runId: string, flags: { box?: string; json?: boolean }) => {
       const home = forgeHome(process.env);
-      const store = openStore(home);
+      const store = openStore(home, process.env);
       let run: RunRecord;
       let box: BoxKind;
       try {

@@ -19,7 +19,7 @@ export function registerStatus(program: Command): void {
     .argument("[run-id]", "a run id (or a unique prefix)")
     .option("--json", "print JSON")
     .action(async (runId: string | undefined, flags: { json?: boolean }) => {
-      const store = openStore(forgeHome(process.env));
+      const store = openStore(forgeHome(process.env), process.env);
       try {
         if (!runId) return await listRuns(store, flags.json ?? false);
         const run = await findRun(store, runId);

@@ -110,7 +110,7 @@ export async function prepareLocal(
     return { result: nothingRan() };
   }
   if (endpoint.note) say(`model endpoint: ${endpoint.note}\n`);
-  const store = openStore(input.forgeHome);
+  const store = openStore(input.forgeHome, input.env);
   try {
     for (const o of await orphanedRuns(store)) say(`note: ${orphanNotice(o)}\n`);
     say(`box: checking the ${input.box} proof for ${input.repo}\n`);

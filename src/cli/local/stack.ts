@@ -51,7 +51,7 @@ export const silentLogger: Logger = {
 
 export function openLocalStack(
   opts: LocalStackOptions,
-  store = openStore(opts.forgeHome),
+  store = openStore(opts.forgeHome, opts.env),
 ): LocalStack {
   const logger = opts.logger ?? silentLogger;
   const provider = createProvider(opts.provider, {
