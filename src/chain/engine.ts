@@ -16,6 +16,7 @@ import {
 } from "./errors.js";
 import { isValidId } from "./feedback.js";
 import { failDecision } from "./judge.js";
+import { type LeaseOptions, runLeases } from "./leases.js";
 import { newRun } from "./new-run.js";
 import type {
   ChainObserver,
@@ -59,6 +60,12 @@ export interface ChainEngineDeps {
    * twice.
    */
   driverAlive?: (record: Record<string, unknown>) => boolean;
+  /**
+   * Leases (leases.ts): set where several processes may drive runs of one journal — a run is
+   * then driven only while this process holds its lease, and `recover` takes over only runs
+   * whose lease expired.
+   */
+  lease?: LeaseOptions;
 }
 
 export interface StartRunInput {
@@ -111,6 +118,7 @@ export function createChainEngine(deps: ChainEngineDeps): ChainEngine {
   const slots = new Slots(deps.maxParallel ?? 2);
   const driver = createDriver(deps);
   const { claim, drivenElsewhere } = driverRecords(deps, driver.transition);
+  const leases = runLeases(deps);
   const active = new Map<string, { handle: DriveHandle; promise: Promise<RunRecord> }>();
   const now = () => clock.now().toISOString();
 
@@ -127,13 +135,17 @@ export function createChainEngine(deps: ChainEngineDeps): ChainEngine {
     const handle: DriveHandle = { stepController: null };
     const promise = (async () => {
       const run = await getRun(runId);
-      await claim(run);
-      if (!(await slots.acquire(options.signal))) return run;
-      try {
-        return await driver.drive(runId, options.signal, handle);
-      } finally {
-        slots.release();
-      }
+      const driven = await leases.hold(runId, options.signal, async (signal) => {
+        await claim(run);
+        if (!(await slots.acquire(signal))) return run;
+        try {
+          return await driver.drive(runId, signal, handle);
+        } finally {
+          slots.release();
+        }
+      });
+      // Another process holds the run's lease: it drives the run, not this one.
+      return driven ?? (await getRun(runId));
     })().finally(() => {
       if (active.get(runId)?.promise === promise) active.delete(runId);
     });
@@ -281,7 +293,9 @@ export function createChainEngine(deps: ChainEngineDeps): ChainEngine {
       const unfinished = await store.listRuns({ states: ["queued", "running"] });
       const runs: RunRecord[] = [];
       for (const run of unfinished) {
-        if (!(await drivenElsewhere(run.id))) runs.push(run);
+        if (await drivenElsewhere(run.id)) continue;
+        // Leased by a live driver elsewhere: its lease, not this process, says who drives.
+        if (await leases.take(run.id)) runs.push(run);
       }
       for (const run of runs) driveInBackground(run.id);
       logger.info({ runs: runs.map((r) => r.id) }, "recovering unfinished runs");

@@ -114,6 +114,15 @@ export interface JournalStore {
   /** Webhook deliveries (R1.5): true the first time an id is seen, false ever after. */
   markDelivery(deliveryId: string): Promise<boolean>;
 
+  /**
+   * R10.2: takes or renews the run's lease for `owner` until `expiresAt` (ISO) — when nobody
+   * holds it, its holder's lease expired before `now`, or `owner` holds it already. True when
+   * `owner` holds it afterwards. Of several owners asking at once, one gets it.
+   */
+  leaseRun(runId: string, owner: string, now: string, expiresAt: string): Promise<boolean>;
+  /** Gives `owner`'s lease on the run back (nothing when another holds it). */
+  releaseRun(runId: string, owner: string): Promise<void>;
+
   saveProof(proof: BoxProof): Promise<void>;
   latestProof(boxKey: string): Promise<BoxProof | null>;
 

@@ -136,6 +136,19 @@ CREATE TABLE box_proofs (
 CREATE INDEX box_proofs_by_key ON box_proofs (box_key, id);
 `,
   },
+  {
+    version: 2,
+    name: "run leases",
+    sql: `
+-- Which process drives a run, until when (R10.2): taken and renewed by its driver, taken over
+-- by another only once it expired. Mutable by design: a lease is a claim, not history.
+CREATE TABLE run_leases (
+  run_id TEXT PRIMARY KEY REFERENCES runs (id),
+  owner TEXT NOT NULL,
+  expires_at TEXT NOT NULL
+) STRICT;
+`,
+  },
 ];
 
 export interface MigrationResult {

@@ -318,6 +318,22 @@ export class PgJournal implements JournalStore {
     return r.rowCount === 1;
   }
 
+  async leaseRun(runId: string, owner: string, now: string, expiresAt: string): Promise<boolean> {
+    await this.ready;
+    // One statement: of two replicas asking at once, the row's lock lets exactly one through.
+    const r = await this.pool.query(
+      `INSERT INTO run_leases (run_id, owner, expires_at) VALUES ($1, $2, $3)
+       ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+       WHERE run_leases.owner = excluded.owner OR run_leases.expires_at < $4`,
+      [runId, owner, expiresAt, now],
+    );
+    return r.rowCount === 1;
+  }
+
+  async releaseRun(runId: string, owner: string): Promise<void> {
+    await this.rows("DELETE FROM run_leases WHERE run_id = $1 AND owner = $2", [runId, owner]);
+  }
+
   async saveProof(proof: BoxProof): Promise<void> {
     await this.rows(
       `INSERT INTO box_proofs (box_key, facts_json, ok, checks_json, proved_at)

@@ -136,6 +136,17 @@ CREATE TABLE box_proofs (
 CREATE INDEX box_proofs_by_key ON box_proofs (box_key, id);
 `,
   },
+  {
+    version: 2,
+    name: "run leases",
+    sql: `
+CREATE TABLE run_leases (
+  run_id TEXT PRIMARY KEY REFERENCES runs (id),
+  owner TEXT NOT NULL,
+  expires_at TEXT NOT NULL
+);
+`,
+  },
 ];
 
 /**

@@ -44,3 +44,25 @@ export function latestProof(db: Database.Database, boxKey: string): BoxProof | n
     .get(boxKey) as ProofRow | undefined;
   return row ? proofFromRow(row) : null;
 }
+
+/** R10.2: the run's lease, taken or renewed when free, expired, or already `owner`'s. */
+export function leaseRun(
+  db: Database.Database,
+  runId: string,
+  owner: string,
+  now: string,
+  expiresAt: string,
+): boolean {
+  const info = db
+    .prepare(
+      `INSERT INTO run_leases (run_id, owner, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+       WHERE run_leases.owner = excluded.owner OR run_leases.expires_at < ?`,
+    )
+    .run(runId, owner, expiresAt, now);
+  return info.changes === 1;
+}
+
+export function releaseRun(db: Database.Database, runId: string, owner: string): void {
+  db.prepare("DELETE FROM run_leases WHERE run_id = ? AND owner = ?").run(runId, owner);
+}

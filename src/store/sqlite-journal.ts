@@ -349,6 +349,14 @@ export class SqliteJournal implements JournalStore {
     return this.write(() => side.markDelivery(this.db, deliveryId, this.now()));
   }
 
+  async leaseRun(runId: string, owner: string, now: string, expiresAt: string): Promise<boolean> {
+    return this.write(() => side.leaseRun(this.db, runId, owner, now, expiresAt));
+  }
+
+  async releaseRun(runId: string, owner: string): Promise<void> {
+    this.write(() => side.releaseRun(this.db, runId, owner));
+  }
+
   async saveProof(proof: BoxProof): Promise<void> {
     this.write(() => side.saveProof(this.db, proof));
   }

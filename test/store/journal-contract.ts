@@ -325,6 +325,35 @@ export function journalContract(label: string, backend: JournalBackend): void {
       });
     });
 
+    describe("run leases (R10.2)", () => {
+      it("one owner at a time: renewed by its owner, taken over only once expired, given back", async () => {
+        await seedRun();
+        const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+        expect(await s.journal.leaseRun("run-1", "replica-a", t(0), t(10))).toBe(true);
+        expect(await s.journal.leaseRun("run-1", "replica-b", t(5), t(15))).toBe(false);
+        expect(await s.journal.leaseRun("run-1", "replica-a", t(8), t(18))).toBe(true);
+        // a's renewed lease runs to 18 s: b is still refused at 12 s, takes over at 19 s.
+        expect(await s.journal.leaseRun("run-1", "replica-b", t(12), t(22))).toBe(false);
+        expect(await s.journal.leaseRun("run-1", "replica-b", t(19), t(29))).toBe(true);
+        expect(await s.journal.leaseRun("run-1", "replica-a", t(20), t(30))).toBe(false);
+        // Only the holder gives it back.
+        await s.journal.releaseRun("run-1", "replica-a");
+        expect(await s.journal.leaseRun("run-1", "replica-a", t(21), t(31))).toBe(false);
+        await s.journal.releaseRun("run-1", "replica-b");
+        expect(await s.journal.leaseRun("run-1", "replica-a", t(21), t(31))).toBe(true);
+      });
+
+      it("of owners asking at once, exactly one gets it", async () => {
+        await seedRun();
+        const now = new Date().toISOString();
+        const later = new Date(Date.now() + 60_000).toISOString();
+        const got = await Promise.all(
+          Array.from({ length: 8 }, (_, i) => s.journal.leaseRun("run-1", `r${i}`, now, later)),
+        );
+        expect(got.filter(Boolean)).toHaveLength(1);
+      });
+    });
+
     describe("nonces, deliveries, proofs", () => {
       it("consumes a nonce and marks a delivery once, also across a reopen", async () => {
         expect(await s.journal.consumeNonce("n1", "2026-01-01T00:10:00Z")).toBe(true);
