@@ -8,6 +8,7 @@ import { benchChain } from "./chain.js";
 import { benchEgress } from "./egress.js";
 import { benchGuard } from "./guard.js";
 import { benchJournal } from "./journal.js";
+import { benchReplicas } from "./replicas.js";
 
 const only = new Set(process.argv.slice(2));
 const want = (name: string) => only.size === 0 || only.has(name);
@@ -22,6 +23,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ["chain", () => benchChain()],
   ["egress", () => benchEgress()],
   ["action", () => benchAction()],
+  ["replicas", () => benchReplicas()],
 ];
 try {
   // Optional until the webhook bench lands; a variable specifier keeps tsc from requiring it.

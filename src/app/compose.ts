@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { createChainEngine } from "../chain/engine.js";
 import { randomIds } from "../chain/ids.js";
+import type { LeaseOptions } from "../chain/leases.js";
 import type { ChainObserver, Clock, JournalStore, Logger, StepRunner } from "../chain/ports.js";
 import type { RunnerLimits } from "../runner/index.js";
 import { createSealer } from "../seal/index.js";
@@ -51,13 +52,18 @@ export interface ComposeInput {
   observer?: ChainObserver;
   boxGate?: BoxGate;
   snapshots?: SnapshotMaker;
+  /**
+   * Set where other processes share the journal (replicas on PostgreSQL): runs are driven under
+   * a lease, and the run index reads runs other replicas started.
+   */
+  lease?: LeaseOptions;
 }
 
 export function composeServices(input: ComposeInput): AppServices {
   const { settings, store, installations, logger } = input;
   registerDeploymentSecrets(settings, input.gateKey);
   const clock = input.clock ?? { now: () => new Date() };
-  const index = new RunIndex(store);
+  const index = new RunIndex(store, { shared: Boolean(input.lease) });
   const reporter = createReporter({
     store,
     installations,
@@ -97,6 +103,7 @@ export function composeServices(input: ComposeInput): AppServices {
     // Which process drives a run (a `forge run` beside `forge serve` must not be driven twice).
     driver: { ...currentDriver("forge serve") },
     driverAlive: (record) => driverLiveness(driverFromData(record)).state === "alive",
+    ...(input.lease ? { lease: input.lease } : {}),
   });
   const gatekeeper = createGatekeeper({
     store,

@@ -51,47 +51,72 @@ interface Entry {
   fullName: string;
   numbers: Set<number>;
   createdAt: string;
+  /** A change chain's PR is journaled when it opens: looked for until the run ended. */
+  pullKnown: boolean;
+  ended: boolean;
 }
+
+const ENDED: ReadonlySet<RunState> = new Set(["passed", "failed", "cancelled"]);
 
 /**
  * Which runs belong to which issue or PR of which repository: for commands without a run id
  * (`/forge resume`), for superseding a PR's review, and for refusing a second change chain
- * on one issue. In memory, rebuilt from the journal at start.
+ * on one issue. In memory, rebuilt from the journal at start. `shared`: other processes
+ * (replicas on one database) start runs and open their PRs too, so every lookup first reads
+ * what the journal gained since — a command may reach any replica.
  */
 export class RunIndex {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly store: JournalStore) {}
+  constructor(
+    private readonly store: JournalStore,
+    private readonly options: { shared?: boolean } = {},
+  ) {}
 
   async rebuild(): Promise<void> {
-    for (const run of await this.store.listRuns()) {
-      const ctx = githubContextOf(run);
-      if (!ctx) continue;
-      this.add(run, ctx);
-      if (!ctx.pull) {
-        const pull = pullOf(ctx, await this.store.events(run.id));
-        if (pull) this.addNumber(run.id, pull.number);
-      }
-    }
+    for (const run of await this.store.listRuns()) await this.learn(run);
   }
 
-  add(run: RunRecord, ctx: GitHubRunContext): void {
+  /** Adds a run the index does not know, and a PR its change chain opened since. */
+  private async learn(run: RunRecord): Promise<void> {
+    let entry = this.entries.get(run.id);
+    if (!entry) {
+      const ctx = githubContextOf(run);
+      if (!ctx) return;
+      entry = this.add(run, ctx);
+    }
+    if (entry.pullKnown || entry.ended) return;
+    entry.ended = ENDED.has(run.state);
+    const ctx = githubContextOf(run);
+    const pull = ctx ? pullOf(ctx, await this.store.events(run.id)) : null;
+    if (pull) this.addNumber(run.id, pull.number);
+  }
+
+  add(run: RunRecord, ctx: GitHubRunContext): Entry {
     const numbers = new Set([ctx.issueNumber]);
     if (ctx.pull) numbers.add(ctx.pull.number);
-    this.entries.set(run.id, {
+    const entry: Entry = {
       runId: run.id,
       fullName: ctx.fullName,
       numbers,
       createdAt: run.createdAt,
-    });
+      pullKnown: Boolean(ctx.pull),
+      ended: false,
+    };
+    this.entries.set(run.id, entry);
+    return entry;
   }
 
   addNumber(runId: string, number: number): void {
-    this.entries.get(runId)?.numbers.add(number);
+    const entry = this.entries.get(runId);
+    if (!entry) return;
+    entry.numbers.add(number);
+    entry.pullKnown = true;
   }
 
   /** Runs on this issue/PR, newest first, optionally only in the given states. */
   async runsOn(fullName: string, number: number, states?: RunState[]): Promise<RunRecord[]> {
+    if (this.options.shared) await this.rebuild();
     const ids = [...this.entries.values()]
       .filter((e) => e.fullName === fullName && e.numbers.has(number))
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))

@@ -73,6 +73,14 @@ export const SERVE_ENV: ReadonlyArray<{ group: string; vars: EnvVar[] }> = [
         what: "git host base URL (default GHE_PROTOCOL://GHE_HOST, else https://github.com)",
       },
       { name: "FORGE_STEP_TIMEOUT_MS", what: "one role step's time limit (default 30 min)" },
+      {
+        name: "DATABASE_URL",
+        what: "postgres://… : the journal on PostgreSQL (several replicas may share it)",
+      },
+      {
+        name: "FORGE_LEASE_MS",
+        what: "with DATABASE_URL: how long a replica's hold on a run lasts unheard (default 15000)",
+      },
     ],
   },
   {
@@ -110,6 +118,11 @@ export interface ServeSettings {
   maxParallel: number;
   gitBase: string;
   stepTimeoutMs: number | undefined;
+  /**
+   * With several replicas on one database: a run's lease lasts this long unless its driver
+   * renews it, so a replica that died hands its runs over this long after its last renewal.
+   */
+  leaseMs: number;
   /** FORGE_IDLE_TIMEOUT and FORGE_VERIFY_TIMEOUT, as for `forge run` (runner-limits.ts). */
   limits: RunnerLimits;
 }
@@ -156,5 +169,6 @@ export function readServeSettings(env: Record<string, string | undefined>): Serv
     maxParallel: int("FORGE_MAX_PARALLEL", 1, 16) ?? 2,
     gitBase: gitWebBase(env),
     stepTimeoutMs: int("FORGE_STEP_TIMEOUT_MS", 1000, 24 * 3600_000),
+    leaseMs: int("FORGE_LEASE_MS", 1000, 600_000) ?? 15_000,
   };
 }

@@ -1,9 +1,14 @@
 /**
  * `forge serve` (R10.1): one process — Probot's own server (`run` from probot: webhook
  * signature check, GHE_HOST/GHE_PROTOCOL, the setup flow when the App has no credentials),
- * the embedded SQLite journal, the in-process queue and the local runner. Unfinished runs
- * are recovered on start (R10.1: it survives a restart mid-chain).
+ * the journal, the in-process queue and the local runner. Unfinished runs are recovered on
+ * start (R10.1: it survives a restart mid-chain). On PostgreSQL several replicas may share the
+ * journal (R10.2): each run is driven under a lease, and each replica sweeps for runs whose
+ * driver stopped renewing its lease, to take them over.
  */
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import type { LeaseOptions } from "../chain/leases.js";
 import type { JournalStore, Logger } from "../chain/ports.js";
 import { checkCredentials } from "../providers/credentials.js";
 import { loadGateKey } from "../seal/index.js";
@@ -47,12 +52,15 @@ export async function startForgeServer(opts: ForgeServerOptions): Promise<ForgeS
   if (!creds.ok) throw new ServeConfigError(creds.message ?? "no model credentials");
   const home = forgeHome(env);
   const store: JournalStore = openStore(home, env);
-  if (store instanceof PgJournal && !(await store.claimSoleServer())) {
-    await store.close();
-    throw new ServeConfigError(
-      "another forge serve already uses this DATABASE_URL: several replicas on one database are not supported yet (docs/scaling.md); stop the other one, or give this one its own database",
-    );
-  }
+  // SQLite is one process's file: no other replica can drive its runs, so no leases.
+  const lease: LeaseOptions | undefined =
+    store instanceof PgJournal
+      ? {
+          owner: `${hostname()}:${process.pid}:${randomBytes(6).toString("hex")}`,
+          ttlMs: settings.leaseMs,
+        }
+      : undefined;
+  let sweep: NodeJS.Timeout | null = null;
   const key = await loadGateKey({ env, dir: home });
   let services: AppServices | null = null;
   const server = await run(
@@ -79,13 +87,21 @@ export async function startForgeServer(opts: ForgeServerOptions): Promise<ForgeS
         maxParallel: settings.maxParallel,
         ...(settings.stepTimeoutMs ? { stepTimeoutMs: settings.stepTimeoutMs } : {}),
         limits: settings.limits,
+        ...(lease ? { lease } : {}),
         ...(opts.stickyDelayMs !== undefined ? { stickyDelayMs: opts.stickyDelayMs } : {}),
       });
       await services.index.rebuild();
       await forgeApp(services)(app, options);
       const recovered = await services.engine.recover();
+      if (lease) sweep = sweepForOrphans(services, lease, logger);
       logger.info(
-        { forgeHome: home, gateKey: key.source, box: settings.box, recovered: recovered.length },
+        {
+          forgeHome: home,
+          gateKey: key.source,
+          box: settings.box,
+          recovered: recovered.length,
+          ...(lease ? { lease: lease.owner } : {}),
+        },
         "forgechain is serving",
       );
     },
@@ -98,6 +114,7 @@ export async function startForgeServer(opts: ForgeServerOptions): Promise<ForgeS
       return services;
     },
     async close(closeOptions = {}) {
+      if (sweep) clearInterval(sweep);
       await server.stop();
       const s = services;
       if (s) {
@@ -108,4 +125,29 @@ export async function startForgeServer(opts: ForgeServerOptions): Promise<ForgeS
       await store.close();
     },
   };
+}
+
+/**
+ * Every third of a lease, looks for runs whose driver stopped renewing (a replica killed, a
+ * host gone) and takes them over: a run is orphaned at most a lease and a third.
+ */
+function sweepForOrphans(s: AppServices, lease: LeaseOptions, logger: Logger): NodeJS.Timeout {
+  let sweeping = false;
+  const timer = setInterval(
+    () => {
+      if (sweeping) return;
+      sweeping = true;
+      s.engine
+        .recover()
+        .catch((err: unknown) =>
+          logger.warn({ err: String(err) }, "looking for orphaned runs failed"),
+        )
+        .finally(() => {
+          sweeping = false;
+        });
+    },
+    Math.max(500, Math.floor(lease.ttlMs / 3)),
+  );
+  timer.unref();
+  return timer;
 }

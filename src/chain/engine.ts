@@ -293,12 +293,16 @@ export function createChainEngine(deps: ChainEngineDeps): ChainEngine {
       const unfinished = await store.listRuns({ states: ["queued", "running"] });
       const runs: RunRecord[] = [];
       for (const run of unfinished) {
+        // Driven here already (recover also runs as a periodic sweep where runs are leased).
+        if (active.has(run.id)) continue;
         if (await drivenElsewhere(run.id)) continue;
         // Leased by a live driver elsewhere: its lease, not this process, says who drives.
         if (await leases.take(run.id)) runs.push(run);
       }
       for (const run of runs) driveInBackground(run.id);
-      logger.info({ runs: runs.map((r) => r.id) }, "recovering unfinished runs");
+      if (runs.length > 0 || !deps.lease) {
+        logger.info({ runs: runs.map((r) => r.id) }, "recovering unfinished runs");
+      }
       return runs;
     },
 

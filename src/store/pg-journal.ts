@@ -55,8 +55,6 @@ export interface OpenPgJournalOptions {
 }
 
 const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
-/** The advisory lock one `forge serve` holds on its database ("FRGS"). */
-const SOLE_SERVER_LOCK = 0x46524753;
 
 /** Connects lazily; the schema is migrated before the first query runs. */
 export function openPgJournal(url: string, options: OpenPgJournalOptions = {}): PgJournal {
@@ -356,35 +354,8 @@ export class PgJournal implements JournalStore {
     return row ? proofFromRow(row) : null;
   }
 
-  /**
-   * Claims the database for this process alone, for as long as it lives (a session advisory
-   * lock on a connection kept for it). Until replicas lease their runs, two `forge serve` on one
-   * database would each take the other's running steps over: the second one is told to stop.
-   */
-  async claimSoleServer(): Promise<boolean> {
-    await this.ready;
-    const c = await this.pool.connect();
-    const r = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [
-      SOLE_SERVER_LOCK,
-    ]);
-    if (r.rows[0]?.ok !== true) {
-      c.release();
-      return false;
-    }
-    this.held = c;
-    return true;
-  }
-
-  private held: pg.PoolClient | null = null;
-
   async close(): Promise<void> {
     await this.ready.catch(() => {});
-    // Given back before close returns (ending the session would too, but later).
-    if (this.held) {
-      await this.held.query("SELECT pg_advisory_unlock($1)", [SOLE_SERVER_LOCK]).catch(() => {});
-      this.held.release();
-      this.held = null;
-    }
     await this.pool.end();
   }
 }

@@ -34,18 +34,30 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startServeProcess(options: {
-  gheHost: string;
-  forgeHome: string;
-  modelUrl: string;
-  env?: Record<string, string>;
-}): Promise<ServeProcess> {
+export interface AppCredentials {
+  privateKey: string;
+  secret: string;
+}
+
+/** A new App key and webhook secret, made at test time. */
+export function appCredentials(): AppCredentials {
   const { privateKey } = generateKeyPairSync("rsa", {
     modulusLength: 2048,
     privateKeyEncoding: { type: "pkcs1", format: "pem" },
     publicKeyEncoding: { type: "spki", format: "pem" },
   });
-  const secret = randomBytes(20).toString("hex");
+  return { privateKey, secret: randomBytes(20).toString("hex") };
+}
+
+export async function startServeProcess(options: {
+  gheHost: string;
+  forgeHome: string;
+  modelUrl: string;
+  env?: Record<string, string>;
+  /** Replicas of one App share its key and webhook secret (appCredentials()). */
+  app?: AppCredentials;
+}): Promise<ServeProcess> {
+  const { privateKey, secret } = options.app ?? appCredentials();
   const port = await freePort();
   const logs: string[] = [];
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -131,7 +143,8 @@ export async function startServeProcess(options: {
     },
     async stop() {
       agent.destroy();
-      if (child.exitCode !== null) return;
+      // Killed (kill -9 in a test) or exited: there is no exit left to wait for.
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);

@@ -108,15 +108,21 @@ describe("PostgreSQL: several stores on one database (replicas)", () => {
   });
 });
 
-describe("PostgreSQL: one forge serve per database, until replicas lease their runs", () => {
-  it("the first server claims the database; a second is refused until the first is gone", async () => {
+describe("PostgreSQL: replicas share runs through leases", () => {
+  it("of replicas racing for a run's lease on their own connections, exactly one holds it", async () => {
     const schema = `r${++schemas}`;
-    const [a, b] = [openPgJournal(url, { schema }), openPgJournal(url, { schema })];
-    expect(await a.claimSoleServer()).toBe(true);
-    expect(await b.claimSoleServer()).toBe(false);
-    await a.close();
-    expect(await b.claimSoleServer()).toBe(true);
-    await b.close();
+    const replicas = Array.from({ length: 4 }, () => openPgJournal(url, { schema }));
+    const now = new Date().toISOString();
+    const later = new Date(Date.now() + 60_000).toISOString();
+    for (let round = 0; round < 10; round++) {
+      const { run, steps } = makeRun(`run-${round}`);
+      await replicas[0]?.createRun(run, steps, [{ type: "run.created", data: {} }]);
+      const won = await Promise.all(
+        replicas.map((r, i) => r.leaseRun(`run-${round}`, `replica-${i}`, now, later)),
+      );
+      expect(won.filter(Boolean)).toHaveLength(1);
+    }
+    await Promise.all(replicas.map((r) => r.close()));
   });
 });
 
