@@ -240,7 +240,7 @@ export function createDriver(deps: ChainEngineDeps) {
     const ctx = { index: step.index, role: step.role, attempt };
     const events = runnerEvents(r.events, ctx);
     const runPatch = pickRunPatch(r.runPatch);
-    const judged = judgeStepResult(result, step.role, attempt);
+    const judged = await judgeStepResult(result, step.role, attempt);
     const base = { index: step.index, role: step.role, attempt };
     try {
       if (judged.kind === "question") {
@@ -276,7 +276,7 @@ export function createDriver(deps: ChainEngineDeps) {
             patch: {
               state: "passed",
               decision: judged.decision,
-              output: r.output ?? null,
+              output: judged.output ?? null,
               finishedAt: now(),
             },
           },
@@ -291,7 +291,7 @@ export function createDriver(deps: ChainEngineDeps) {
         });
         return;
       }
-      await failStep(run, step, attempt, judged.decision, events, r.output, {
+      await failStep(run, step, attempt, judged.decision, events, judged.output, {
         run: runPatch,
         ...(judged.feedback ? { feedback: judged.feedback } : {}),
       });
@@ -305,7 +305,7 @@ export function createDriver(deps: ChainEngineDeps) {
       if (!refusal) throw err;
       const refused = {
         type: "feedback.refused",
-        data: { ...base, reason: err.message, feedback: r.feedback ?? null },
+        data: { ...base, reason: err.message, feedback: judged.feedback ?? null },
       };
       await failStep(
         run,

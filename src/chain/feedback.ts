@@ -1,6 +1,7 @@
-// R6.1: worker feedback is typed data. This is the one validator; the journal runs it inside
-// its write transaction and the engine before it acts, so untyped feedback never pauses a run.
-import { isRole } from "../roles/role-names.js";
+// R6.1: worker feedback is typed data. The engine builds it for every step it judges (its
+// request is the agent's text), and this is the one validator; the journal runs it inside its
+// write transaction and the engine before it acts, so untyped feedback never pauses a run.
+import { isRole, type Role } from "../roles/role-names.js";
 import { canonicalJson } from "./canonical-json.js";
 import { FeedbackInvalidError } from "./errors.js";
 import {
@@ -160,4 +161,53 @@ function checkRequest(value: unknown, problems: string[]): void {
       problems.push(`request.choices must be 1–${MAX_CHOICES} non-empty strings`);
     }
   }
+}
+
+/**
+ * The feedback the engine journals for a step it judged: one per role and attempt (the id says
+ * which), its request only when the step pauses on it.
+ */
+export function stepFeedback(
+  role: Role,
+  attempt: number,
+  disposition: Disposition,
+  summary: string,
+  request?: WorkerRequest,
+): WorkerFeedback {
+  const fb: WorkerFeedback = {
+    id: `${role}-attempt-${attempt}`,
+    role,
+    task: role,
+    attempt,
+    disposition,
+    summary: summary || "(no summary)",
+    evidence: [],
+  };
+  if (request && QUESTION_DISPOSITIONS.has(disposition)) fb.request = request;
+  return fb;
+}
+
+/**
+ * The request a role's (redacted) output states, or null when it states none in the expected
+ * shape. Not validated here: validateFeedback refuses a malformed one, which fails the step.
+ */
+export function readRequest(output: unknown): WorkerRequest | null {
+  if (!output || typeof output !== "object") return null;
+  const r = (output as { request?: unknown }).request;
+  if (!r || typeof r !== "object") return null;
+  const { id, kind, question, context, choices } = r as Record<string, unknown>;
+  if (
+    typeof id !== "string" ||
+    typeof kind !== "string" ||
+    typeof question !== "string" ||
+    typeof context !== "string"
+  )
+    return null;
+  return {
+    id,
+    kind,
+    question,
+    context,
+    ...(Array.isArray(choices) ? { choices: choices.map(String) } : {}),
+  };
 }

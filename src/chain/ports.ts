@@ -164,11 +164,31 @@ export interface StepInput {
   progress(progress: StepProgress): void;
 }
 
+/**
+ * What a runner measured of one step — never its verdict. Steps may run where the engine cannot
+ * trust them (a GitHub Actions job), so the engine applies the verdict rules itself
+ * (judge.ts): nothing a runner adds here (a decision, a verdict) is read.
+ */
 export interface StepResult {
-  decision: Decision;
-  /** Schema-valid structured output with secrets redacted, or null. */
-  output: unknown;
-  feedback: WorkerFeedback;
+  /**
+   * What the agent printed, as its provider parsed it (the result object; null when nothing
+   * parsed): not validated, and not redacted — the secret rule must see the secrets; the engine
+   * journals only its redacted copy. Absent when no agent ran: the runner failed the step before
+   * its start, and `failures` say why.
+   */
+  agentOutput?: unknown;
+  /**
+   * Why the step FAILs whatever the agent wrote, as the runner measured it: how the agent's
+   * process ended (start, timeout, turns, cancel, exit), the role gate, writes by a read-only
+   * step, the builder's checks (import, verify, controls, secret scan). Empty when none did.
+   */
+  failures: string[];
+  /**
+   * The change's real diff (`base..head`, files the agents were not shown included), for the
+   * security secret rule; set for the reviewing steps. The engine refuses a security result
+   * without it. Never journaled.
+   */
+  diff?: string;
   /** Facts the runner established (write detected, verify failed, …), journaled as events. */
   events: Array<{ type: string; data: Record<string, unknown> }>;
   /** Facts about the run the runner measured (base sha, branch). */

@@ -107,6 +107,33 @@ export async function decideVerdict(
   return { decision, output };
 }
 
+/** What a step's raw output claims before any rule is applied: not a verdict. */
+export interface OutputClaims {
+  /** Schema-valid structured output saying PASS, from a run that did not error. */
+  pass: boolean;
+  /** The structured output carries a `request` for a human. */
+  asks: boolean;
+}
+
+/**
+ * What the raw output claims, for a runner deciding whether something is worth measuring (the
+ * builder's checks, a warm successor): only the engine judges, with decideVerdict. For the
+ * builder and the architect `pass` is exactly decideVerdict's PASS — no override rule covers
+ * them. Never throws: a claim that cannot be read claims nothing, and the verdict reports why.
+ */
+export function outputClaims(role: Role, raw: unknown, validator?: OutputValidator): OutputClaims {
+  try {
+    const { structured, runErrors } = unwrapOutput(raw);
+    if (!isRecord(structured)) return { pass: false, asks: false };
+    const asks = isRecord(structured.request);
+    if (runErrors.length > 0 || structured.verdict !== "PASS") return { pass: false, asks };
+    const valid = (validator ?? outputValidator()).validateStructured(role, structured).ok;
+    return { pass: valid, asks };
+  } catch {
+    return { pass: false, asks: false };
+  }
+}
+
 /**
  * Compiles the output schemas and loads the secret rules now instead of in the first verdict
  * (≈ 0.1 s of CPU once per process, measured): the runner calls it while an agent works. A

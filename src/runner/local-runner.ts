@@ -18,6 +18,7 @@ import {
 } from "../policy/index.js";
 import type { Provider } from "../providers/types.js";
 import { READ_ONLY_ROLES, type Role } from "../roles/role-names.js";
+import { outputClaims } from "../roles/verdict.js";
 import { knownSecretsFromEnv, registerKnownSecrets } from "../secrets/index.js";
 import { buildAgentEnv } from "./agent-env.js";
 import { type AgentLaunchDeps, invocationFor, launchAgent, prepareAgent } from "./agent-launch.js";
@@ -289,7 +290,10 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
       const result = await runOneStep(ctx, input);
       const state = await loadRunState(runDir(input.run.id));
       if (keepDenials(state, result.events)) await saveRunState(runDir(input.run.id), state);
-      if (result.feedback.disposition !== "completed" || result.decision.verdict !== "PASS") {
+      // Only the engine knows the verdict; a step that failed here, or whose output claims no
+      // PASS or asks a human, will not PASS into its warm successor, so it is stopped now.
+      const claims = outputClaims(input.role, result.agentOutput);
+      if (result.failures.length > 0 || !claims.pass || claims.asks) {
         await warmAgents.discard(input.run.id);
       }
       return result;

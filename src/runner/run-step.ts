@@ -1,5 +1,6 @@
 // One role step: its own workspace (placeStep), its agent warm or cold with the prompt and the
-// whole wait (runAgent), then what the runner concludes from it (step-judge.ts).
+// whole wait (runAgent), then what the runner measured of it (step-measure.ts) — the engine
+// judges.
 import { join } from "node:path";
 import type { Box, ExtraBind, NetworkSeam } from "../boxes/types.js";
 import type { StepInput, StepResult } from "../chain/ports.js";
@@ -27,8 +28,8 @@ import { buildPrompt, LIMITS } from "./prompt.js";
 import type { RunEgress } from "./run-egress.js";
 import type { RunGit, RunGitCache } from "./run-git.js";
 import { loadRunState, type RunState, saveRunState } from "./run-state.js";
-import { judgeStep } from "./step-judge.js";
-import { constraintsFor, feedbackFor } from "./step-outcome.js";
+import { measureStep } from "./step-measure.js";
+import { constraintsFor } from "./step-outcome.js";
 import { advanceStep, layOutStep, type StepPrepareDeps } from "./step-prepare.js";
 import { phaseClock } from "./step-timing.js";
 import type { LayoutBoxes } from "./step-workspace.js";
@@ -79,11 +80,12 @@ export interface StepScope {
   stepDir: string;
   events: StepResult["events"];
   clock: ReturnType<typeof phaseClock>;
+  /** The step failed before its agent ran: only these reasons go to the engine. */
   fail(reasons: string[]): StepResult;
 }
 
 export async function runOneStep(c: StepContext, input: StepInput): Promise<StepResult> {
-  const { run, role, attempt } = input;
+  const { run } = input;
   const events: StepResult["events"] = [];
   const branch = c.branchOf(run);
   const g = await c.runs.get(run);
@@ -96,19 +98,13 @@ export async function runOneStep(c: StepContext, input: StepInput): Promise<Step
     stepDir: c.stepDirOf(run.id, input),
     events,
     clock: phaseClock(),
-    fail: (reasons) => ({
-      decision: { role, verdict: "FAIL", reasons, overridden: false },
-      output: null,
-      feedback: feedbackFor(role, attempt, "failed", reasons.join("; ")),
-      events,
-      runPatch,
-    }),
+    fail: (reasons) => ({ failures: reasons, events, runPatch }),
   };
   const placed = await placeStep(c, scope);
-  if ("decision" in placed) return placed;
+  if ("failures" in placed) return placed;
   const ran = await runAgent(c, scope, placed);
-  if ("decision" in ran) return ran;
-  return { ...(await judgeStep(c, scope, ran)), runPatch };
+  if ("failures" in ran) return ran;
+  return { ...(await measureStep(c, scope, ran)), runPatch };
 }
 
 interface Placed {

@@ -1,8 +1,6 @@
-// What the runner concludes from a finished agent process, apart from the verdict rules:
-// the role gate's outcome, the worker feedback (R6.1), the request a role asked, and the
-// constraints every prompt carries.
+// What the runner measures of a finished agent process — the role gate's outcome and how the
+// process ended, as FAIL reasons for the engine — and the constraints every prompt carries.
 import { writeFile } from "node:fs/promises";
-import type { WorkerFeedback } from "../chain/types.js";
 import { ROLE_GATE_VIOLATION, verifyLedger } from "../policy/index.js";
 import type { Role } from "../roles/role-names.js";
 import { redactSecrets } from "../secrets/index.js";
@@ -95,46 +93,4 @@ export function constraintsFor(
   if (role === "builder")
     c.push("Implement the plan, run the tests, and give their output and exit codes as evidence.");
   return c;
-}
-
-export function feedbackFor(
-  role: Role,
-  attempt: number,
-  disposition: WorkerFeedback["disposition"],
-  summary: string,
-  request?: WorkerFeedback["request"],
-): WorkerFeedback {
-  const fb: WorkerFeedback = {
-    id: `${role}-attempt-${attempt}`,
-    role,
-    task: role,
-    attempt,
-    disposition,
-    summary: summary || "(no summary)",
-    evidence: [],
-  };
-  if (request && (disposition === "clarification" || disposition === "blocked"))
-    fb.request = request;
-  return fb;
-}
-
-export function readRequest(output: unknown): WorkerFeedback["request"] | null {
-  if (!output || typeof output !== "object") return null;
-  const r = (output as { request?: unknown }).request;
-  if (!r || typeof r !== "object") return null;
-  const { id, kind, question, context, choices } = r as Record<string, unknown>;
-  if (
-    typeof id !== "string" ||
-    typeof kind !== "string" ||
-    typeof question !== "string" ||
-    typeof context !== "string"
-  )
-    return null;
-  return {
-    id,
-    kind,
-    question,
-    context,
-    ...(Array.isArray(choices) ? { choices: choices.map(String) } : {}),
-  };
 }

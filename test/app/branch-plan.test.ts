@@ -127,12 +127,7 @@ describe("branchLease and withPlannedBranch", () => {
     const seen: Array<string | null> = [];
     inner.on("architect", (input: StepInput) => {
       seen.push(input.run.branch);
-      return {
-        decision: { role: "architect", verdict: "PASS", reasons: [], overridden: false },
-        output: null,
-        feedback: null as never,
-        events: [],
-      };
+      return { agentOutput: null, failures: [], events: [] };
     });
     const runner = withPlannedBranch(inner);
     const input = { run: run("r", p), role: "architect" } as unknown as StepInput;
@@ -141,7 +136,7 @@ describe("branchLease and withPlannedBranch", () => {
     const other = { ...input, run: run("r", p, "forge/7-set") } as StepInput;
     inner.on("architect", (i: StepInput) => {
       seen.push(i.run.branch);
-      return { decision: null as never, output: null, feedback: null as never, events: [] };
+      return { agentOutput: null, failures: [], events: [] };
     });
     await runner.runStep(other);
     expect(seen).toEqual([`${ROOT}-2`, "forge/7-set"]);

@@ -11,7 +11,7 @@ import {
 import { MAX_ATTEMPTS } from "../../src/chain/types.js";
 import { type TempDir, tempDir } from "../store/journal-fixtures.js";
 import { changeRun, makeEngine } from "./engine-harness.js";
-import { ask, feedbackFor, pass, ScriptedRunner } from "./scripted-runner.js";
+import { ask, pass, ScriptedRunner } from "./scripted-runner.js";
 
 let tmp: TempDir;
 let runner: ScriptedRunner;
@@ -133,7 +133,7 @@ describe("a clarification request", () => {
   });
 
   it("a worker that repeats an answered question fails instead of looping", async () => {
-    runner.on("architect", ask("req-1"), ask("req-1", "architect-2"));
+    runner.on("architect", ask("req-1"), ask("req-1"));
     const run = await h.engine.startRun(changeRun());
     await h.engine.drive(run.id);
     await h.engine.respond(run.id, answer("req-1"));
@@ -146,26 +146,31 @@ describe("a clarification request", () => {
 
 describe("feedback replay and conflicts (R6.2)", () => {
   it("the same feedback id with different content fails the step and records the refusal", async () => {
-    // Attempt 2 reuses attempt 1's feedback id with other content.
-    runner.on(
-      "architect",
-      ask("req-1", "fb-arch"),
-      (i) =>
-        ({
-          ...(pass(i) as object),
-          feedback: feedbackFor(i, { id: "fb-arch" }),
-        }) as never,
-    );
+    // The engine names a step's feedback by role and attempt; here the journal already holds
+    // that id with other content (another writer got there first).
+    runner.on("architect", pass);
     const run = await h.engine.startRun(changeRun());
+    await h.store.recordFeedback(run.id, {
+      id: "architect-attempt-1",
+      role: "architect",
+      task: "architect",
+      attempt: 1,
+      disposition: "failed",
+      summary: "written by someone else",
+      evidence: [],
+    });
     await h.engine.drive(run.id);
-    await h.engine.respond(run.id, answer("req-1"));
-    await h.engine.resume(run.id);
     expect((await h.engine.settled(run.id))?.state).toBe("failed");
     const [arch] = await h.store.getSteps(run.id);
-    expect(arch?.decision?.reasons.join(" ")).toMatch(/fb-arch.*same id, different content/);
+    expect(arch?.decision?.reasons.join(" ")).toMatch(
+      /architect-attempt-1.*same id, different content/,
+    );
     expect(arch?.decision?.overridden).toBe(true);
     const refused = (await h.store.events(run.id)).find((e) => e.type === "feedback.refused");
-    expect(refused?.data.feedback).toMatchObject({ id: "fb-arch", disposition: "completed" });
+    expect(refused?.data.feedback).toMatchObject({
+      id: "architect-attempt-1",
+      disposition: "completed",
+    });
     expect(await h.store.listFeedback(run.id)).toHaveLength(1);
   });
 

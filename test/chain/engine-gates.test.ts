@@ -2,11 +2,11 @@
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../src/chain/errors.js";
-import type { StepResult } from "../../src/chain/ports.js";
+import type { StepInput, StepResult } from "../../src/chain/ports.js";
 import { freezeSnapshot } from "../../src/chain/snapshot.js";
 import { type TempDir, tempDir } from "../store/journal-fixtures.js";
 import { changeRun, makeEngine, SNAPSHOT } from "./engine-harness.js";
-import { fail, feedbackFor, pass, type Script, ScriptedRunner, throws } from "./scripted-runner.js";
+import { agentOutput, fail, pass, type Script, ScriptedRunner, throws } from "./scripted-runner.js";
 
 let tmp: TempDir;
 let runner: ScriptedRunner;
@@ -56,7 +56,7 @@ describe("a change chain that passes", () => {
       "builder",
     ]);
     expect(runner.callsFor("builder")[0]?.prior[0]?.output).toMatchObject({
-      summary: "architect output",
+      summary: expect.stringMatching(/^architect output/),
     });
     const t = await types(created.id);
     expect(t[0]).toBe("run.created");
@@ -99,7 +99,11 @@ describe("a failing step closes the gate", () => {
     expect(done.state).toBe("failed");
     const steps = await h.store.getSteps(run.id);
     expect(steps.map((s) => s.state)).toEqual(["passed", "failed", "queued", "queued"]);
-    expect(steps[1]?.decision?.reasons).toEqual(["tests fail"]);
+    expect(steps[1]?.decision?.reasons).toEqual([
+      "tests fail",
+      "builder wrote verdict FAIL",
+      "the worker reported disposition failed",
+    ]);
     expect(runner.calls.map((c) => c.role)).toEqual(["architect", "builder"]);
     expect(runner.finished).toHaveLength(1);
     const finished = (await h.store.events(run.id)).at(-1);
@@ -117,40 +121,46 @@ describe("a failing step closes the gate", () => {
     expect(runner.calls).toHaveLength(1);
   });
 
+  const claimsPass = (i: StepInput) => agentOutput(i.role, "PASS", "done");
   const malformed: Array<[string, Script]> = [
     [
       "lower-case pass",
+      (i) => ({ ...(pass(i) as StepResult), agentOutput: { ...claimsPass(i), verdict: "pass" } }),
+    ],
+    [
+      "a PASS decision beside an output saying FAIL",
+      (i) =>
+        ({
+          ...(pass(i) as StepResult),
+          agentOutput: agentOutput(i.role, "FAIL", "not done"),
+          decision: { role: i.role, verdict: "PASS", reasons: [], overridden: false },
+          feedback: { id: "x", role: i.role, task: "x", attempt: 1, disposition: "completed" },
+        }) as StepResult,
+    ],
+    ["no agent output", (i) => ({ ...(pass(i) as StepResult), agentOutput: undefined })],
+    ["no failure list", (i) => ({ ...(pass(i) as StepResult), failures: undefined as never })],
+    ["failures that are not text", (i) => ({ ...(pass(i) as StepResult), failures: [1] as never })],
+    ["a diff that is not text", (i) => ({ ...(pass(i) as StepResult), diff: 1 as never })],
+    ["bare text claiming PASS", (i) => ({ ...(pass(i) as StepResult), agentOutput: "PASS" })],
+    [
+      "an envelope whose run errored",
       (i) => ({
         ...(pass(i) as StepResult),
-        decision: { role: i.role, verdict: "pass" as never, reasons: [], overridden: false },
+        agentOutput: {
+          type: "result",
+          subtype: "success",
+          is_error: true,
+          structured_output: claimsPass(i),
+        },
       }),
     ],
-    ["no decision", (i) => ({ ...(pass(i) as StepResult), decision: undefined as never })],
-    ["no feedback", (i) => ({ ...(pass(i) as StepResult), feedback: undefined as never })],
     [
-      "PASS with disposition failed",
-      (i) => ({ ...(pass(i) as StepResult), feedback: feedbackFor(i, { disposition: "failed" }) }),
-    ],
-    [
-      "feedback of another attempt",
-      (i) => ({ ...(pass(i) as StepResult), feedback: feedbackFor(i, { attempt: 2 }) }),
-    ],
-    [
-      "feedback of another role",
-      (i) => ({ ...(pass(i) as StepResult), feedback: feedbackFor(i, { role: "builder" }) }),
-    ],
-    [
-      "decision of another role",
+      "a request the journal cannot take",
       (i) => ({
         ...(pass(i) as StepResult),
-        decision: { role: "security", verdict: "PASS", reasons: [], overridden: false },
-      }),
-    ],
-    [
-      "clarification without request",
-      (i) => ({
-        ...(pass(i) as StepResult),
-        feedback: feedbackFor(i, { disposition: "clarification" }),
+        agentOutput: agentOutput(i.role, "FAIL", "a question", {
+          request: { id: "Not a slug!", kind: "clarification", question: "Who?", context: "" },
+        }),
       }),
     ],
     ["null result", () => null as never],

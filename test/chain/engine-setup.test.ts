@@ -103,5 +103,7 @@ describe("the setup phase", () => {
     expect(first.prepared).toEqual([run.id]);
     expect(second.prepared).toEqual([]);
     hang.release();
+    // The first engine's step ends and is judged after the release: the journal stays open.
+    await a.engine.idle();
   });
 });

@@ -1,8 +1,10 @@
 // A StepRunner implementing the port with scripted answers per role and attempt: the layer
-// below the domain, real enough to drive the engine, with a record of every call.
+// below the domain, real enough to drive the engine, with a record of every call. Scripts hand
+// the engine an agent's output and the runner's measurements; the engine judges them.
 import type { RunArtifacts, StepInput, StepResult, StepRunner } from "../../src/chain/ports.js";
-import type { RunRecord, StepRecord, WorkerFeedback } from "../../src/chain/types.js";
+import type { RunRecord, StepRecord } from "../../src/chain/types.js";
 import type { Role } from "../../src/roles/role-names.js";
+import { validOutput } from "../roles/output-schema-fixtures.js";
 
 export type Script = (input: StepInput) => Promise<StepResult> | StepResult;
 
@@ -60,52 +62,53 @@ export class ScriptedRunner implements StepRunner {
   }
 }
 
-export function feedbackFor(
-  input: StepInput,
-  overrides: Partial<WorkerFeedback> = {},
-): WorkerFeedback {
+/**
+ * A schema-valid structured output of the role saying `verdict`, whose summary starts with
+ * `lead` (padded to the schema's 200 characters): what a runner hands the engine as the
+ * agent's output. The engine judges it; the script never decides the verdict.
+ */
+export function agentOutput(
+  role: Role,
+  verdict: string,
+  lead: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const filler = " (A scripted agent's answer, standing in for a real one.)";
   return {
-    id: `${input.role}-${input.attempt}`,
-    role: input.role,
-    task: `${input.role} work`,
-    attempt: input.attempt,
-    disposition: "completed",
-    summary: `${input.role} did its work`,
-    evidence: [],
-    ...overrides,
+    ...validOutput(role),
+    verdict,
+    summary: `${lead}${filler.repeat(5)}`,
+    ...extra,
   };
 }
 
+/** The real runner hands the reviewing steps the change's diff (security's secret rule). */
+function diffFor(role: Role): { diff?: string } {
+  return role === "reviewer" || role === "security" ? { diff: "" } : {};
+}
+
 export const pass: Script = (input) => ({
-  decision: { role: input.role, verdict: "PASS", reasons: [], overridden: false },
-  output: { verdict: "PASS", summary: `${input.role} output`, attempt: input.attempt },
-  feedback: feedbackFor(input),
+  agentOutput: agentOutput(input.role, "PASS", `${input.role} output`),
+  failures: [],
+  ...diffFor(input.role),
   events: [{ type: "tool.used", data: { tool: "Read" } }],
   ...(input.role === "architect" ? { runPatch: { baseSha: "a".repeat(40) } } : {}),
 });
 
+/** The agent wrote FAIL, and the runner measured `reasons` (tests failing, …). */
 export function fail(...reasons: string[]): Script {
   return (input) => ({
-    decision: { role: input.role, verdict: "FAIL", reasons, overridden: false },
-    output: { verdict: "FAIL", summary: reasons.join(" ") },
-    feedback: feedbackFor(input),
+    agentOutput: agentOutput(input.role, "FAIL", reasons.join(" ")),
+    failures: reasons,
+    ...diffFor(input.role),
     events: [],
   });
 }
 
-export function ask(requestId: string, feedbackId?: string): Script {
+/** The agent asks a human `requestId` (with verdict FAIL, as the roles are told to). */
+export function ask(requestId: string): Script {
   return (input) => ({
-    decision: {
-      role: input.role,
-      verdict: "FAIL",
-      reasons: ["needs an answer"],
-      overridden: false,
-    },
-    output: null,
-    feedback: feedbackFor(input, {
-      ...(feedbackId ? { id: feedbackId } : {}),
-      disposition: "clarification",
-      summary: "Who should receive the greeting?",
+    agentOutput: agentOutput(input.role, "FAIL", "Who should receive the greeting?", {
       request: {
         id: requestId,
         kind: "clarification",
@@ -114,6 +117,8 @@ export function ask(requestId: string, feedbackId?: string): Script {
         choices: ["users", "admins"],
       },
     }),
+    failures: [],
+    ...diffFor(input.role),
     events: [],
   });
 }

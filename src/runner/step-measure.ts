@@ -1,21 +1,21 @@
-// What the runner concludes after a step's agent ended: the transcript, the verdict rules, the
-// role gate, how the process ended, write detection for a read-only step, and — for a builder
-// that claimed PASS — its work brought back and checked (builder-checks.ts).
+// What the runner measures after a step's agent ended — never its verdict: the engine judges
+// (src/chain/judge.ts) from the agent's output and these facts. The transcript, how the process
+// ended, the role gate, write detection for a read-only step, and — for a builder whose output
+// claims PASS — its work brought back and checked (builder-checks.ts).
 import { join } from "node:path";
 import type { StepResult } from "../chain/ports.js";
-import type { Decision } from "../roles/decision.js";
-import { decideVerdict } from "../roles/verdict.js";
+import { outputClaims } from "../roles/verdict.js";
 import { redactSecrets } from "../secrets/index.js";
 import { checkBuilderWork } from "./builder-checks.js";
 import { saveRunState } from "./run-state.js";
 import type { Ran, StepContext, StepScope } from "./run-step.js";
-import { feedbackFor, processReasons, readRequest, roleGateOutcome } from "./step-outcome.js";
+import { processReasons, roleGateOutcome } from "./step-outcome.js";
 import { usageOfStream } from "./step-usage.js";
 import { detectWrites } from "./tree-manifest.js";
 
 const TRANSCRIPT_CAP = 512 * 1024;
 
-export async function judgeStep(
+export async function measureStep(
   c: StepContext,
   s: StepScope,
   r: Ran,
@@ -44,61 +44,44 @@ export async function judgeStep(
     s.state.usage = [...(s.state.usage ?? []), { index: s.input.index, role, attempt, usage }];
     await saveRunState(c.runDir(s.input.run.id), s.state);
   }
-  // The secret rule (R3.3) reads the real diff: files agents were not shown count too.
-  const verdict = await decideVerdict(
-    role,
-    parsed.raw,
-    r.realDiff ? { diff: r.realDiff.diff } : {},
-  );
-  let decision: Decision = verdict.decision;
   const gate = await roleGateOutcome(
     prepared.ledgerFile,
     join(s.stepDir, "ledger.jsonl"),
     proc.stoppedBy,
   );
   if (gate) s.events.push({ type: "role_gate.violation", data: { role, ...gate } });
-  const runnerReasons = await processReasons(proc, {
+  const failures = await processReasons(proc, {
     timeoutMs: r.timeoutMs,
     maxTurns: prepared.providerOpts.maxTurns,
     gate: gate?.detail,
   });
-  s.clock.mark("verdict");
+  s.clock.mark("outcome");
   // R4.5 / R2.7: a read-only step that changed its workspace FAILs; the workspace is this
   // step's alone, so its changes go with it.
   if (r.before) {
     const wrote = await detectWrites(r.ws.dir, r.before, role);
     if (wrote) {
       s.events.push(wrote.event);
-      runnerReasons.push(wrote.reason);
+      failures.push(wrote.reason);
     }
   }
   s.clock.mark("write-check");
-  if (role === "builder" && runnerReasons.length === 0 && decision.verdict === "PASS") {
-    runnerReasons.push(...(await checkBuilder(c, s, r)));
+  // The builder's checks take minutes and import its work: the runner spends them only on a
+  // builder that claims PASS with nothing failed so far — for the builder that claim is exactly
+  // the engine's PASS, so they run when, and only when, they can still change the verdict.
+  // The claim decides what is measured, never the verdict.
+  const agentOutput = parsed.raw ?? null;
+  if (role === "builder" && failures.length === 0 && outputClaims(role, agentOutput).pass) {
+    failures.push(...(await checkBuilder(c, s, r)));
   }
   s.clock.mark("after");
   s.events.push({ type: "step.timings", data: { role, attempt, phases: s.clock.phases() } });
-  if (runnerReasons.length > 0) {
-    decision = {
-      role,
-      verdict: "FAIL",
-      reasons: [...runnerReasons, ...decision.reasons],
-      overridden: decision.verdict === "PASS",
-    };
-  }
-  const request = readRequest(verdict.output);
-  const disposition =
-    request && runnerReasons.length === 0
-      ? "clarification"
-      : decision.verdict === "PASS"
-        ? "completed"
-        : "failed";
-  const summary =
-    typeof (verdict.output as { summary?: unknown } | null)?.summary === "string"
-      ? String((verdict.output as { summary: string }).summary).slice(0, 2000)
-      : decision.reasons.join("; ").slice(0, 2000);
-  const feedback = feedbackFor(role, attempt, disposition, summary, request ?? undefined);
-  return { decision, output: verdict.output, feedback, events: s.events };
+  return {
+    agentOutput,
+    failures,
+    ...(r.realDiff ? { diff: r.realDiff.diff } : {}),
+    events: s.events,
+  };
 }
 
 /** The builder's work imported, verify and the controls run on it: the reasons it FAILs. */
