@@ -1,3 +1,17 @@
+export {
+  type ActionsClaims,
+  type ActionsTokenDeps,
+  type ActionsTokenResult,
+  CLOCK_TOLERANCE_S,
+  type ExpectedActionsToken,
+  GITHUB_ACTIONS_ISSUER,
+  ghesActionsIssuer,
+  IssuerKeyCache,
+  IssuerKeysUnavailableError,
+  stepAudience,
+  type TokenRefusal,
+  verifyActionsToken,
+} from "./actions-oidc.js";
 export { ANNOTATIONS_PER_REQUEST, MAX_ANNOTATIONS, parseLocation } from "./check-output.js";
 export { GATE_CHECK_NAME, roleCheckName } from "./checks.js";
 export { runMarker } from "./comments.js";
