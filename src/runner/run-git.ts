@@ -4,11 +4,19 @@
 // same view from the refs the first measure wrote.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { StepInput } from "../chain/ports.js";
 import type { RunRecord } from "../chain/types.js";
 import { ROLES } from "../roles/role-names.js";
 import { registerKnownSecrets, secretFileValues } from "../secrets/index.js";
 import { git } from "./git.js";
-import { measureRun, openRunRepos, type RunBase, type RunRepos } from "./run-repos.js";
+import {
+  measureRun,
+  openRunRepos,
+  type RunBase,
+  type RunRepos,
+  readRef,
+  WORK_REF,
+} from "./run-repos.js";
 
 export interface RunGit {
   repos: RunRepos;
@@ -112,4 +120,20 @@ async function writeRoleFiles(real: string, baseSha: string, dir: string): Promi
     const text = await git(["cat-file", "blob", m[1]], { cwd: real });
     await writeFile(join(agentsDir, `${m[2]}.md`), text.stdout);
   }
+}
+
+/**
+ * Why a step cannot run here, when the builder's work it needs is not in this runner's
+ * repositories: the builder PASSed (its work re-applied under WORK_REF in real.git), but this
+ * process's FORGE_HOME never saw it — a replica that does not share FORGE_HOME took the run
+ * over. Reviewing the bare base instead could PASS a change that is not there.
+ */
+export async function missingBuilderWork(
+  g: Pick<RunGit, "repos">,
+  input: Pick<StepInput, "chain" | "prior">,
+): Promise<string | null> {
+  if (input.chain !== "change") return null;
+  const built = input.prior.some((p) => p.role === "builder" && p.decision.verdict === "PASS");
+  if (!built || (await readRef(g.repos.real, WORK_REF))) return null;
+  return "the builder's work is not in this server's FORGE_HOME (the run was taken over by a replica that does not share it): replicas must share FORGE_HOME — run it again with /forge run";
 }

@@ -26,7 +26,7 @@ import type { LocalRunnerOptions } from "./local-runner.js";
 import { registerAgentLogin } from "./login-secrets.js";
 import { buildPrompt, LIMITS } from "./prompt.js";
 import type { RunEgress } from "./run-egress.js";
-import type { RunGit, RunGitCache } from "./run-git.js";
+import { missingBuilderWork, type RunGit, type RunGitCache } from "./run-git.js";
 import { loadRunState, type RunState, saveRunState } from "./run-state.js";
 import { measureStep } from "./step-measure.js";
 import { constraintsFor } from "./step-outcome.js";
@@ -100,6 +100,8 @@ export async function runOneStep(c: StepContext, input: StepInput): Promise<Step
     clock: phaseClock(),
     fail: (reasons) => ({ failures: reasons, events, runPatch }),
   };
+  const lost = await missingBuilderWork(g, input);
+  if (lost) return scope.fail([lost]);
   const placed = await placeStep(c, scope);
   if ("failures" in placed) return placed;
   const ran = await runAgent(c, scope, placed);
