@@ -3,13 +3,7 @@
 // runs for; the audience the job asked for names the one step it may report. Anything wrong
 // with the token is a refusal with a plain reason; only the issuer's keys being out of reach is
 // an error, because then nothing was decided and the caller should try again later.
-import {
-  decodeJwt,
-  decodeProtectedHeader,
-  errors,
-  type JWTPayload,
-  jwtVerify,
-} from "jose";
+import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from "jose";
 import { z } from "zod";
 import { IssuerKeyCache, IssuerKeysUnavailableError } from "./oidc-issuer-keys.js";
 
