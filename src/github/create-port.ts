@@ -11,6 +11,7 @@ import { getIssue } from "./issues.js";
 import { getPermission } from "./permission.js";
 import type { GitHubPort } from "./port.js";
 import { disableAutoMerge, openDraftPullRequest, updatePullRequest } from "./pulls.js";
+import { dispatchWorkflow } from "./workflows.js";
 
 export interface GitHubPortOptions {
   /** Probot's `context.octokit` (or any ProbotOctokit): throttling and retry plugins on. */
@@ -47,5 +48,6 @@ export function createGitHubPort(options: GitHubPortOptions): GitHubPort {
     getPermission: getPermission(ctx),
     getIssue: getIssue(ctx),
     postReply: postReply(ctx),
+    dispatchWorkflow: dispatchWorkflow(ctx),
   };
 }

@@ -116,6 +116,14 @@ export interface GitHubPort {
     isPullRequest: boolean;
   } | null>;
 
+  /**
+   * Starts `workflowPath` (e.g. `.github/workflows/forgechain.yml`) on `ref` by
+   * `workflow_dispatch` with string inputs (never secret: they show in the workflow's run).
+   */
+  dispatchWorkflow(
+    input: RepoCoords & { workflowPath: string; ref: string; inputs: Record<string, string> },
+  ): Promise<void>;
+
   /** A short reply on an issue or PR (refusals, help, status). */
   postReply(
     input: RepoCoords & { issueNumber: number; body: string },

@@ -1,0 +1,163 @@
+/**
+ * Role steps run by GitHub Actions jobs (R10.2), the App's side: a step is journaled as
+ * dispatched, the repository's forgechain workflow is started by `workflow_dispatch` (run id,
+ * step index and attempt as inputs — nothing secret), and the step waits for the job's report,
+ * which the report route (step-report-route.ts) accepts and journals. What the job measured comes
+ * back as a runner's result: the engine judges it like a local runner's. A job that never
+ * reports is dispatched again; after that the step FAILs, saying so.
+ *
+ * Waiting reads the journal, not memory: the report may reach another replica than the one
+ * that dispatched the step.
+ */
+import { z } from "zod";
+import type { Clock, JournalStore, StepInput, StepResult } from "../chain/ports.js";
+import type { Installations } from "./installations.js";
+import { githubContextOf } from "./run-context.js";
+import type { DispatchedStep } from "./step-reports.js";
+
+export const DISPATCHED_EVENT = "actions.step.dispatched";
+export const REPORTED_EVENT = "actions.step.reported";
+export const REPORT_REFUSED_EVENT = "actions.report.refused";
+export const DEFAULT_WORKFLOW = ".github/workflows/forgechain.yml";
+
+export interface ActionsStepsOptions {
+  store: JournalStore;
+  installations: Pick<Installations, "port">;
+  clock: Clock;
+  /** The repository's forgechain workflow (the packaged Action in step mode). */
+  workflowPath?: string;
+  /** How long a dispatched job may take to report (default 60 min). */
+  reportTimeoutMs?: number;
+  /** How often the journal is read for the report (default 1 s). */
+  pollMs?: number;
+  /** How many times a step whose job never reports is dispatched before it FAILs (default 2). */
+  dispatches?: number;
+}
+
+/** What a job may send as its step's result: the agent's raw output and its FAIL reasons. */
+const JobResult = z.object({
+  agentOutput: z.unknown().optional(),
+  failures: z.array(z.string().max(4000)).max(100),
+});
+
+export function createActionsSteps(o: ActionsStepsOptions): {
+  runStep(input: StepInput): Promise<StepResult>;
+} {
+  const workflowPath = o.workflowPath ?? DEFAULT_WORKFLOW;
+  const timeoutMs = o.reportTimeoutMs ?? 60 * 60_000;
+  const pollMs = o.pollMs ?? 1000;
+  const dispatches = o.dispatches ?? 2;
+
+  async function runStep(input: StepInput): Promise<StepResult> {
+    const { run, index, attempt, role } = input;
+    const ctx = githubContextOf(run);
+    if (!ctx)
+      return { failures: ["the run names no GitHub repository to run its step in"], events: [] };
+    // Dispatched on the base branch: the workflow file that runs is the one the repository
+    // reviewed, not one a pushed branch brought (the token check pins this ref too).
+    const ref = run.repo.baseRef;
+    const dispatched: DispatchedStep & { index: number; attempt: number; role: string } = {
+      repository: ctx.fullName,
+      workflowPath,
+      ref: `refs/heads/${ref}`,
+      index,
+      attempt,
+      role,
+    };
+    const port = await o.installations.port(ctx.installationId);
+    // A job that never reports (lost dispatch, no runner picked it up, the job crashed) is an
+    // outage, not the agent's verdict: the step is dispatched again before it FAILs. A late
+    // report of the first job is as good as the second's: both are for this attempt, and only
+    // one is accepted.
+    let report: Awaited<ReturnType<typeof waitForReport>> = "timeout";
+    for (let sent = 1; sent <= dispatches && report === "timeout"; sent++) {
+      await o.store.transition(run.id, {
+        events: [{ type: DISPATCHED_EVENT, data: { ...dispatched, dispatch: sent } }],
+      });
+      await port.dispatchWorkflow({
+        owner: ctx.owner,
+        repo: ctx.repo,
+        workflowPath,
+        ref,
+        inputs: { forge_run: run.id, forge_step: String(index), forge_attempt: String(attempt) },
+      });
+      report = await waitForReport(o.store, run.id, index, attempt, {
+        deadline: o.clock.now().getTime() + timeoutMs,
+        pollMs,
+        clock: o.clock,
+        signal: input.signal,
+      });
+    }
+    if (report === "cancelled") return { failures: ["the step was cancelled"], events: [] };
+    if (report === "timeout") {
+      const minutes = Math.round(timeoutMs / 6000) / 10;
+      return {
+        failures: [
+          `the Actions job for ${role} (attempt ${attempt}) sent no report within ${minutes} min, dispatched ${dispatches} times: see the repository's ${workflowPath} runs`,
+        ],
+        events: [],
+      };
+    }
+    const parsed = JobResult.safeParse(report.result);
+    if (!parsed.success)
+      return { failures: ["the Actions job's result is not a step result"], events: [] };
+    return {
+      ...(parsed.data.agentOutput !== undefined ? { agentOutput: parsed.data.agentOutput } : {}),
+      failures: parsed.data.failures,
+      events: [],
+    };
+  }
+
+  return { runStep };
+}
+
+/** The step attempt the App dispatched and has no report for yet, or null. */
+export async function waitingStep(
+  store: Pick<JournalStore, "getRun" | "getSteps" | "events">,
+  runId: string,
+  index: number,
+  attempt: number,
+): Promise<DispatchedStep | null> {
+  const run = await store.getRun(runId);
+  if (run?.state !== "running") return null;
+  const step = (await store.getSteps(runId)).find((s) => s.index === index);
+  if (step?.state !== "running" || step.attempt !== attempt) return null;
+  const events = await store.events(runId);
+  const same = (e: { data: Record<string, unknown> }) =>
+    e.data.index === index && e.data.attempt === attempt;
+  if (events.some((e) => e.type === REPORTED_EVENT && same(e))) return null;
+  const sent = events.findLast((e) => e.type === DISPATCHED_EVENT && same(e));
+  if (!sent) return null;
+  const { repository, workflowPath, ref } = sent.data;
+  if (typeof repository !== "string" || typeof workflowPath !== "string") return null;
+  return { repository, workflowPath, ...(typeof ref === "string" ? { ref } : {}) };
+}
+
+async function waitForReport(
+  store: JournalStore,
+  runId: string,
+  index: number,
+  attempt: number,
+  w: { deadline: number; pollMs: number; clock: Clock; signal: AbortSignal },
+): Promise<{ result: unknown } | "timeout" | "cancelled"> {
+  let seen = 0;
+  for (;;) {
+    if (w.signal.aborted) return "cancelled";
+    for (const e of await store.events(runId, seen)) {
+      seen = Math.max(seen, e.seq);
+      if (e.type === REPORTED_EVENT && e.data.index === index && e.data.attempt === attempt) {
+        return { result: e.data.result };
+      }
+    }
+    if (w.clock.now().getTime() >= w.deadline) return "timeout";
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, w.pollMs);
+      function done() {
+        clearTimeout(timer);
+        w.signal.removeEventListener("abort", done);
+        resolve();
+      }
+      w.signal.addEventListener("abort", done, { once: true });
+    });
+  }
+}
