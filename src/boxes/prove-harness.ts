@@ -141,6 +141,6 @@ export async function endpointReachable(
     fix:
       networkMode === "host"
         ? `let this host reach ${where} (firewall, proxy), or set ANTHROPIC_BASE_URL`
-        : "the box has no network and the egress proxy (R4.6) is not built yet: allow network for the box",
+        : "the box has no network here: prove the bwrap box with its egress door (FORGE_EGRESS unset), or let it share the host's network (FORGE_EGRESS=host)",
   };
 }

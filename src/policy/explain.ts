@@ -92,7 +92,7 @@ export function explain(config: ResolvedConfig, key: string): Explanation {
   }
   const note =
     origin === "floor"
-      ? "added by the quality floor because no layer declares it (R8.2, R8.3)"
+      ? "added by the quality floor because no layer declares it"
       : control && layers.length > 1
         ? "a control is taken whole from the highest layer that declares it (never merged)"
         : undefined;

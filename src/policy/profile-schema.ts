@@ -43,7 +43,7 @@ export const ProfileSchema = z
       deny_subpaths: z.array(subpath).max(50),
       allow_network: z
         .boolean()
-        .describe("false: no direct network; only the runner's egress allowlist (R4.6)"),
+        .describe("false: no direct network; only the runner's egress allowlist"),
     }),
   })
   .superRefine((p, ctx) => {
