@@ -19,6 +19,7 @@ import type {
 import type { NewEvent } from "./feedback-rules.js";
 import type { Migration } from "./migrations.js";
 import { migratePg } from "./pg-migrations.js";
+import * as side from "./pg-side-tables.js";
 import {
   appendEvents,
   type Db,
@@ -32,8 +33,6 @@ import {
 import {
   type EventRow,
   eventFromRow,
-  type ProofRow,
-  proofFromRow,
   type RequestRow,
   type ResponseRow,
   type RunRow,
@@ -299,59 +298,32 @@ export class PgJournal implements JournalStore {
 
   async consumeNonce(nonce: string, expiresAt: string): Promise<boolean> {
     await this.ready;
-    const r = await this.pool.query(
-      `INSERT INTO seal_nonces (nonce, expires_at, consumed_at) VALUES ($1, $2, $3)
-         ON CONFLICT DO NOTHING`,
-      [nonce, expiresAt, this.now()],
-    );
-    return r.rowCount === 1;
+    return side.consumeNonce(this.pool, nonce, expiresAt, this.now());
   }
 
   async markDelivery(deliveryId: string): Promise<boolean> {
     await this.ready;
-    const r = await this.pool.query(
-      "INSERT INTO deliveries (id, seen_at) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-      [deliveryId, this.now()],
-    );
-    return r.rowCount === 1;
+    return side.markDelivery(this.pool, deliveryId, this.now());
   }
 
   async leaseRun(runId: string, owner: string, now: string, expiresAt: string): Promise<boolean> {
     await this.ready;
-    // One statement: of two replicas asking at once, the row's lock lets exactly one through.
-    const r = await this.pool.query(
-      `INSERT INTO run_leases (run_id, owner, expires_at) VALUES ($1, $2, $3)
-       ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-       WHERE run_leases.owner = excluded.owner OR run_leases.expires_at < $4`,
-      [runId, owner, expiresAt, now],
-    );
-    return r.rowCount === 1;
+    return side.leaseRun(this.pool, runId, owner, now, expiresAt);
   }
 
   async releaseRun(runId: string, owner: string): Promise<void> {
-    await this.rows("DELETE FROM run_leases WHERE run_id = $1 AND owner = $2", [runId, owner]);
+    await this.ready;
+    await side.releaseRun(this.pool, runId, owner);
   }
 
   async saveProof(proof: BoxProof): Promise<void> {
-    await this.rows(
-      `INSERT INTO box_proofs (box_key, facts_json, ok, checks_json, proved_at)
-       VALUES ($1, $2, $3, $4, $5)`,
-      [
-        proof.boxKey,
-        JSON.stringify(proof.facts),
-        proof.ok ? 1 : 0,
-        JSON.stringify(proof.checks),
-        proof.provedAt,
-      ],
-    );
+    await this.ready;
+    await side.saveProof(this.pool, proof);
   }
 
   async latestProof(boxKey: string): Promise<BoxProof | null> {
-    const [row] = await this.rows<ProofRow>(
-      "SELECT * FROM box_proofs WHERE box_key = $1 ORDER BY id DESC LIMIT 1",
-      [boxKey],
-    );
-    return row ? proofFromRow(row) : null;
+    await this.ready;
+    return side.latestProof(this.pool, boxKey);
   }
 
   async close(): Promise<void> {
