@@ -121,6 +121,10 @@ export async function runAction(d: ActionDeps): Promise<ActionResult> {
       jobConcurrency: 1,
       maxParallel: 1,
     });
+    const refusals: string[] = [];
+    s.commandReplies = (reply) => {
+      if (reply.refused) refusals.push(reply.text);
+    };
     // The journal came from the repository: its runs, for /forge commands and one-run-per-issue.
     await s.index.rebuild();
     // A run a killed workflow run left running continues here (its claim had gone stale).
@@ -158,6 +162,14 @@ export async function runAction(d: ActionDeps): Promise<ActionResult> {
       for (const why of refused)
         d.out(workflowCommand("error", `forgechain refused the answer: ${why}`));
       const next = `the answer was refused: ${refused.join("; ")}`;
+      return { ...done, exitCode: 1, summary: done.summary && { ...done.summary, next } };
+    }
+    // Any other command it refused (already answered, nothing to resume, …) fails the step too.
+    if (refusals.length > 0) {
+      for (const why of refusals) {
+        d.out(workflowCommand("error", `forgechain refused the command: ${why.split("\n")[0]}`));
+      }
+      const next = `the command was refused: ${refusals.map((r) => r.split("\n")[0]).join("; ")}`;
       return { ...done, exitCode: 1, summary: done.summary && { ...done.summary, next } };
     }
     return done;

@@ -16,7 +16,7 @@ import { GATE_EVENT } from "./reporter.js";
 import { renderSticky } from "./reporter-render.js";
 import { githubContextOf, pullOf } from "./run-context.js";
 import { startChain } from "./run-starter.js";
-import type { AppServices } from "./services.js";
+import type { AppServices, CommandReply } from "./services.js";
 import { checkTrust } from "./trust.js";
 
 type CommentEvent = Extract<ForgeEvent, { kind: "comment" }>;
@@ -47,36 +47,55 @@ export async function handleComment(
   const actor = ev.comment.author;
   const trust = await checkTrust(actor, ev.repo, { port, trusted: s.settings.trusted });
   if (!trust.trusted) {
-    await reply(`@${actor.login}: ${trust.reason}. Nothing changed.`);
+    const text = `@${actor.login}: ${trust.reason}. Nothing changed.`;
+    await reply(text);
+    s.commandReplies?.({ text, refused: true });
     return;
   }
   const answer = await runCommand(cmd, ev, s, trace);
-  if (answer) await reply(answer);
+  if (answer) {
+    await reply(answer.text);
+    s.commandReplies?.(answer);
+  }
 }
+
+const done = (text: string): CommandReply => ({ text, refused: false });
+const refused = (text: string): CommandReply => ({ text, refused: true });
+/** A gatekeeper's outcome as a reply: refused when it did not act. */
+const acted = (o: { ok: boolean; message: string }): CommandReply => ({
+  text: o.message,
+  refused: !o.ok,
+});
 
 async function runCommand(
   cmd: ParsedCommand,
   ev: CommentEvent,
   s: AppServices,
   trace: JobTrace | undefined,
-): Promise<string | null> {
+): Promise<CommandReply | null> {
   const actor = ev.comment.author.login;
   switch (cmd.kind) {
     case "none":
       return null;
     case "too-large":
     case "invalid":
-      return cmd.message;
+      return refused(cmd.message);
     case "help":
-      return `${cmd.reason ? `${cmd.reason}.\n\n` : ""}${HELP_TEXT}`;
+      return done(`${cmd.reason ? `${cmd.reason}.\n\n` : ""}${HELP_TEXT}`);
     case "run": {
       const chain = cmd.chain ?? (ev.issue.isPullRequest ? "review" : "change");
       if (chain === "change" && ev.issue.isPullRequest)
-        return "a change chain starts from an issue, not a pull request: use `/forge run review` here.";
+        return refused(
+          "a change chain starts from an issue, not a pull request: use `/forge run review` here.",
+        );
       if (chain === "review" && !ev.issue.isPullRequest)
-        return "a review chain runs on a pull request: use `/forge run` on the pull request.";
+        return refused(
+          "a review chain runs on a pull request: use `/forge run` on the pull request.",
+        );
       if (chain === "review")
-        return "start a review by adding the review label (default `forge:review`) to the pull request; its head commit is taken from that event.";
+        return refused(
+          "start a review by adding the review label (default `forge:review`) to the pull request; its head commit is taken from that event.",
+        );
       const outcome = await startChain(
         {
           chain,
@@ -97,16 +116,16 @@ async function runCommand(
         trace,
       );
       return outcome.started
-        ? `started run \`${outcome.runId}\` (${chain} chain: ${CHAINS[chain].join(" → ")}).`
+        ? done(`started run \`${outcome.runId}\` (${chain} chain: ${CHAINS[chain].join(" → ")}).`)
         : null;
     }
     case "status": {
       const run = await findRun(cmd.runId, ev, s, STATES_FOR.status);
-      return typeof run === "string" ? run : statusText(run, s);
+      return typeof run === "string" ? refused(run) : done(await statusText(run, s));
     }
     case "respond": {
       const run = await findRun(cmd.runId, ev, s, undefined);
-      if (typeof run === "string") return run;
+      if (typeof run === "string") return refused(run);
       const outcome = await s.gatekeeper.act(
         s.gatekeeper.seal({
           gate: "respond",
@@ -117,25 +136,27 @@ async function runCommand(
           answer: cmd.answer,
         }),
       );
-      return outcome.message;
+      return acted(outcome);
     }
     case "resume":
     case "cancel": {
       const run = await findRun(cmd.runId, ev, s, STATES_FOR[cmd.kind]);
-      if (typeof run === "string") return run;
+      if (typeof run === "string") return refused(run);
       const outcome = await s.gatekeeper.act(
         s.gatekeeper.seal({ gate: cmd.kind, runId: run.id, actor, repo: ev.repo.fullName }),
       );
-      return outcome.message;
+      return acted(outcome);
     }
     case "approve": {
       const run = await findRun(cmd.runId, ev, s, STATES_FOR.approve);
-      if (typeof run === "string") return run;
+      if (typeof run === "string") return refused(run);
       const events = await s.store.events(run.id);
       const last = [...events].reverse().find((e) => e.type === GATE_EVENT);
       const headSha = await gateHead(s.store, run.id);
       if (!last || !headSha || last.data.awaitingApproval !== true) {
-        return `run \`${run.id}\` has nothing to approve: its gate is ${last ? `"${String(last.data.title)}"` : "not set yet"}. Nothing changed.`;
+        return refused(
+          `run \`${run.id}\` has nothing to approve: its gate is ${last ? `"${String(last.data.title)}"` : "not set yet"}. Nothing changed.`,
+        );
       }
       const outcome = await s.gatekeeper.act(
         s.gatekeeper.seal({
@@ -147,7 +168,7 @@ async function runCommand(
           verdictsDigest: runVerdictsDigest(await s.store.getSteps(run.id)),
         }),
       );
-      return outcome.message;
+      return acted(outcome);
     }
   }
 }

@@ -65,4 +65,15 @@ export interface AppServices {
    */
   triggerLabels: Map<string, string[]>;
   logger: Logger;
+  /**
+   * Told of every reply to a `/forge` command, and whether it refused it (the Action fails its
+   * step on a refusal: the human sees a red job, not only a reply on the issue).
+   */
+  commandReplies?: (reply: CommandReply) => void;
+}
+
+/** A reply to a `/forge` command; `refused`: nothing was done, the reply says why. */
+export interface CommandReply {
+  text: string;
+  refused: boolean;
 }

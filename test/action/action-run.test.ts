@@ -276,6 +276,9 @@ describe("the Action's job against a fake GitHub", () => {
     // The same answer again, in yet another workflow run: refused, nothing changes.
     const replay = await said("alice", `/forge respond ${answer}`, "1104");
     expect(replay.outputs.run_id).toBe(runId);
+    // Refused, so the step fails: the human sees a red job, not only the reply.
+    expect(replay.code, replay.log()).toBe(1);
+    expect(replay.log()).toMatch(/::error::forgechain refused the command: .*already answered/);
     expect(
       state
         .commentsOn(11)

@@ -167,3 +167,20 @@ describe("comment parsing at the app's door (R1.3)", () => {
     expect(run?.state).toBe("passed");
   });
 });
+
+describe("command replies, as the Action hears them", () => {
+  it("each reply is told with whether it refused: help and a recorded answer do not; already answered, malformed, untrusted do", async () => {
+    kit = await createAppKit({ permissions: { alice: "write", mallory: "triage" } });
+    const heard: Array<{ text: string; refused: boolean }> = [];
+    kit.services.commandReplies = (r) => heard.push(r);
+    const run = await pausedRun(kit);
+    const answer = JSON.stringify({ run_id: run.id, request_id: "q1", answer: "the users" });
+    await say(kit, "/forge help");
+    await say(kit, `/forge respond ${answer}`);
+    await say(kit, `/forge respond ${answer}`);
+    await say(kit, "/forge respond {not json");
+    await say(kit, "/forge status", "mallory");
+    expect(heard.map((r) => r.refused)).toEqual([false, false, true, true, true]);
+    expect(heard[2]?.text).toMatch(/already answered/);
+  });
+});
