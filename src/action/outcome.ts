@@ -1,6 +1,6 @@
 // How a job ends, for the workflow: the step's exit code, the outputs and the job summary, read
 // from the journal once the run stands still (passed, failed, paused) — or a refusal's.
-import { GATE_EVENT } from "../app/reporter.js";
+import { GATE_EVENT } from "../app/reporter-verdicts.js";
 import { PULL_EVENT } from "../app/run-context.js";
 import type { RunRecord } from "../chain/types.js";
 import type { ActionInputs, ActionRuntime } from "./inputs.js";

@@ -13,7 +13,7 @@ import type { JournalStore, Logger } from "../chain/ports.js";
 import type { RunRecord } from "../chain/types.js";
 import { fieldsFor, type Gate, type Sealer, type VerifyFailure } from "../seal/index.js";
 import { APPROVED_EVENT, runVerdictsDigest } from "./gate.js";
-import { GATE_EVENT } from "./reporter.js";
+import { GATE_EVENT } from "./reporter-verdicts.js";
 import { githubContextOf } from "./run-context.js";
 
 export type HumanAnswer =

@@ -12,22 +12,13 @@
  */
 import type { ChainObserver, JournalStore, Logger, StepProgress } from "../chain/ports.js";
 import type { RunEvent, RunRecord } from "../chain/types.js";
-import type { Finding, GitHubPort } from "../github/port.js";
+import type { GitHubPort } from "../github/port.js";
 import { isRole, type Role } from "../roles/role-names.js";
-import { changedFiles } from "./changed-files.js";
-import { evaluateGate } from "./gate.js";
 import type { Installations } from "./installations.js";
-import { renderPullBody, renderSticky } from "./reporter-render.js";
-import {
-  type GitHubRunContext,
-  githubContextOf,
-  PULL_EVENT,
-  pullOf,
-  type RunIndex,
-} from "./run-context.js";
+import { renderSticky } from "./reporter-render.js";
+import { CHECK_EVENT, createVerdicts, GATE_EVENT } from "./reporter-verdicts.js";
+import { type GitHubRunContext, githubContextOf, pullOf, type RunIndex } from "./run-context.js";
 
-export const CHECK_EVENT = "github.check";
-export const GATE_EVENT = "gate.set";
 export const SUPERSEDED = "superseded";
 
 export interface ReporterDeps {
@@ -115,145 +106,14 @@ export function createReporter(deps: ReporterDeps): Reporter {
     return run;
   }
 
-  async function createCheck(
-    v: View,
-    ctx: GitHubRunContext,
-    port: GitHubPort,
-    run: RunRecord,
-    role: Role,
-    headSha: string,
-  ) {
-    const id = await port.createRoleCheck({
-      owner: ctx.owner,
-      repo: ctx.repo,
-      headSha,
-      role,
-      runId: run.id,
-    });
-    v.checks.set(role, id);
-    await journal(run.id, CHECK_EVENT, { role, checkRunId: id, headSha });
-    return id;
-  }
-
-  async function completeCheck(
-    ctx: GitHubRunContext,
-    port: GitHubPort,
-    run: RunRecord,
-    role: Role,
-    checkRunId: number,
-    cancelled: boolean,
-  ) {
-    const step = (await store.getSteps(run.id)).find((s) => s.role === role);
-    const output = (step?.output ?? null) as { summary?: unknown; findings?: unknown } | null;
-    const summary =
-      typeof output?.summary === "string"
-        ? output.summary
-        : cancelled
-          ? "This step did not run to a verdict: the run was cancelled or superseded, or the chain stopped earlier."
-          : "The step gave no schema-valid output.";
-    await port.updateRoleCheck({
-      owner: ctx.owner,
-      repo: ctx.repo,
-      checkRunId,
-      role,
-      status: "completed",
-      decision: step?.decision ?? null,
-      cancelled,
-      summary,
-      findings: Array.isArray(output?.findings) ? (output.findings as Finding[]) : [],
-    });
-  }
-
-  async function setGate(ctx: GitHubRunContext, port: GitHubPort, run: RunRecord, headSha: string) {
-    const [steps, events] = await Promise.all([store.getSteps(run.id), store.events(run.id)]);
-    const files = await changedFiles(deps.forgeHome, run, headSha).catch(() => null);
-    const gate = evaluateGate({ run, steps, events, headSha, changedFiles: files });
-    await port.setGate({
-      owner: ctx.owner,
-      repo: ctx.repo,
-      headSha,
-      conclusion: gate.conclusion,
-      summary: gate.summary,
-      title: gate.title,
-    });
-    await journal(run.id, GATE_EVENT, {
-      headSha,
-      conclusion: gate.conclusion,
-      title: gate.title,
-      awaitingApproval: gate.awaitingApproval,
-      protectedFiles: gate.protectedFiles.slice(0, 50),
-    });
-    const pull = pullOf(ctx, events);
-    if (gate.conclusion === "failure" && pull) {
-      // R9.4: a closed gate also turns auto-merge off; the port rejects when it may still be on.
-      await port.disableAutoMerge({ pullRequestNodeId: pull.nodeId }).catch(async (err) => {
-        warn(run.id, "auto-merge may still be on", err);
-        await journal(run.id, "gate.auto_merge_unknown", { error: String(err).slice(0, 300) });
-      });
-    }
-  }
-
-  async function finalize(
-    v: View,
-    ctx: GitHubRunContext,
-    port: GitHubPort,
-    runId: string,
-    data: Record<string, unknown>,
-  ) {
-    const run = await getRun(runId);
-    const headSha = typeof data.headSha === "string" ? data.headSha : null;
-    if (run.chain === "review") {
-      const head = ctx.pull?.headSha ?? null;
-      if (head)
-        await setGate(ctx, port, { ...run, state: headSha === head ? run.state : "failed" }, head);
-      return;
-    }
-    const events = await store.events(runId);
-    const pushed = events.some(
-      (e) => (e.type === "runner.run.output" || e.type === "run.output") && e.data.pushed === true,
-    );
-    const branch = typeof data.branch === "string" ? data.branch : run.branch;
-    if (!pushed || !headSha || !branch) return; // the sticky comment says why (run output note)
-    const steps = await store.getSteps(runId);
-    if (!pullOf(ctx, events)) {
-      const title = `forge: ${run.task.title}`.slice(0, 256);
-      const body = renderPullBody({
-        run,
-        steps,
-        issueNumber: ctx.issueNumber,
-        runOutputPath: (data.runOutputPath as string | null) ?? null,
-      });
-      const pr = await port.openDraftPullRequest({
-        owner: ctx.owner,
-        repo: ctx.repo,
-        head: branch,
-        base: run.repo.baseRef,
-        title,
-        body,
-      });
-      // An earlier run's PR for this branch (branch-plan.ts): it shows this run now.
-      if (!pr.created)
-        await port.updatePullRequest({
-          owner: ctx.owner,
-          repo: ctx.repo,
-          number: pr.number,
-          title,
-          body,
-        });
-      await journal(runId, PULL_EVENT, {
-        number: pr.number,
-        nodeId: pr.nodeId,
-        url: pr.url,
-        draft: pr.draft,
-      });
-      deps.index.addNumber(runId, pr.number);
-    }
-    for (const s of steps) {
-      const id = await createCheck(v, ctx, port, run, s.role, headSha);
-      await completeCheck(ctx, port, run, s.role, id, s.state !== "passed" && s.state !== "failed");
-    }
-    await setGate(ctx, port, run, headSha);
-  }
+  const { createCheck, completeCheck, setGate, finalize } = createVerdicts({
+    store,
+    forgeHome: deps.forgeHome,
+    index: deps.index,
+    journal,
+    getRun,
+    warn,
+  });
 
   async function apply(v: View, ctx: GitHubRunContext, port: GitHubPort, e: RunEvent) {
     const run = await getRun(e.runId);

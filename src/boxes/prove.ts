@@ -10,19 +10,17 @@ import {
   mkdtempSync,
   realpathSync,
   rmSync,
-  writeFileSync,
 } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { BoxProof, JournalStore } from "../chain/ports.js";
 import { ROLES, type Role } from "../roles/role-names.js";
-import { tail } from "./box-exec.js";
 import { type BoxUser, handToBox, resolveBoxUser } from "./box-user.js";
-import { enforcementCheck } from "./enforcement-check.js";
 import { resolveNetwork } from "./network.js";
 import { settingsDigest } from "./proof-current.js";
 import { proofFacts, type ValidateControl } from "./proof-facts.js";
 import type { ProveAgent } from "./prove-agent.js";
+import { boxStartsCheck, imageContractCheck, toolboxCheck } from "./prove-box.js";
 import {
   behindDoor,
   enforcementThrough,
@@ -31,20 +29,16 @@ import {
   proveNetwork,
   uncontrolled,
 } from "./prove-egress.js";
-import {
-  type BoxContext,
-  caStore,
-  harnessCredentials,
-  harnessVersion,
-  run,
-} from "./prove-harness.js";
+import { roleEnforcementCheck, settingsByRole } from "./prove-enforcement.js";
+import { type BoxContext, caStore, harnessCredentials, harnessVersion } from "./prove-harness.js";
 import { installRootOf, outsideAllowlistCheck, rootOnlyFileCheck } from "./prove-host.js";
 import { cloneMain, setupCheck, validateCheck } from "./prove-project.js";
+import { createCheckSequence } from "./prove-sequence.js";
 import { commandsOf, toolchainCheck } from "./prove-toolchain.js";
 import type { ProveCheck } from "./prove-types.js";
 import { createRunBox } from "./run-box.js";
 import { detectToolbox, toolboxFact } from "./toolbox.js";
-import { type Box, type BoxDescription, BoxRefusedError, type NetworkSeam } from "./types.js";
+import type { Box, BoxDescription, NetworkSeam } from "./types.js";
 
 export interface ProveOptions {
   /** The repository (local path) whose main branch is cloned clean. */
@@ -105,33 +99,10 @@ export function boxKeyFor(kind: string, repo: string): string {
 }
 
 export async function prove(opts: ProveOptions): Promise<ProveReport> {
-  const checks: ProveCheck[] = [];
-  const failed = new Set<string>();
   const roles = opts.roles ?? ROLES;
   const node = opts.node ?? process.execPath;
   const timeout = opts.commandTimeoutMs ?? 600_000;
-  const add = (c: ProveCheck) => {
-    checks.push(c);
-    if (!c.ok) failed.add(c.name);
-    opts.onCheck?.(c);
-  };
-  /** Run `fn` unless a check it needs failed; then record it as skipped. */
-  const step = async (
-    name: string,
-    needs: string[],
-    fn: () => Promise<ProveCheck> | ProveCheck,
-  ) => {
-    const blocker = needs.find((n) => failed.has(n));
-    if (blocker) {
-      add({ name, ok: false, skipped: true, detail: `not run: needs "${blocker}"`, fix: "" });
-      return;
-    }
-    try {
-      add(await fn());
-    } catch (error) {
-      add({ name, ok: false, detail: (error as Error).message, fix: "see the message" });
-    }
-  };
+  const { checks, add, step } = createCheckSequence((c) => opts.onCheck?.(c));
 
   const base = mkdtempSync(join(opts.workDir ?? tmpdir(), "forge-prove-"));
   const workspace = join(base, "workspace");
@@ -171,7 +142,7 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
     );
     return made.value;
   };
-  const settingsJson = Object.fromEntries(roles.map((r) => [r, safe(() => opts.settingsFor(r))]));
+  const settingsJson = settingsByRole(roles, (r) => opts.settingsFor(r));
   let harness = "unknown";
   let description: BoxDescription | null = null;
   const ctx = {} as BoxContext;
@@ -183,77 +154,37 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
       detail: `n/a: a ${opts.box} box runs no image (the host is the toolbox)`,
       fix: "",
     });
-    await step("toolbox", [], () => {
-      const ok = opts.box === "worktree" || (toolbox.os === "linux" && toolbox.libc !== "unknown");
-      return {
-        name: "toolbox",
-        ok,
-        detail: `host ${toolboxFact(toolbox)}`,
-        fix: ok ? "" : "bwrap boxes need Linux with glibc or musl; use the container box elsewhere",
-      };
-    });
-    await step("box starts", ["toolbox"], async () => {
-      try {
-        const box = runBox();
-        await handToBox(workspace, user);
-        await handToBox(home, user);
-        Object.assign(ctx, {
-          box,
-          workspace,
-          home,
-          env: { PATH: opts.env.PATH ?? "/usr/bin:/bin", HOME: home },
-        });
-      } catch (error) {
-        if (error instanceof BoxRefusedError) {
-          return {
-            name: "box starts",
-            ok: false,
-            detail: error.message,
-            fix:
-              error.kind === "worktree"
-                ? "declare FORGE_OWN_WORK=1 for this deployment, or use --box bwrap"
-                : "see the message",
-          };
-        }
-        throw error;
-      }
-      description = ctx.box.describe();
-      const r = await run(ctx, "echo forge-box-ok");
-      const ok = r.code === 0 && r.stdout.includes("forge-box-ok");
-      return {
-        name: "box starts",
-        ok,
-        detail: ok
-          ? `${opts.box} box runs (network: ${networkMode === "proxy" ? "the egress proxy only" : resolveNetwork({ allowNetwork: false, network: seam }).mode})`
-          : (r.spawnError ?? tail(r.stderr)),
-        fix: ok
-          ? ""
-          : "install bubblewrap (apt-get install bubblewrap) and allow user namespaces or run as root",
-      };
-    });
+    await step("toolbox", [], () => toolboxCheck(opts.box, toolbox));
+    await step("box starts", ["toolbox"], () =>
+      boxStartsCheck({
+        kind: opts.box,
+        start: async () => {
+          const box = runBox();
+          await handToBox(workspace, user);
+          await handToBox(home, user);
+          return Object.assign(ctx, {
+            box,
+            workspace,
+            home,
+            env: { PATH: opts.env.PATH ?? "/usr/bin:/bin", HOME: home },
+          });
+        },
+        network: () =>
+          networkMode === "proxy"
+            ? "the egress proxy only"
+            : resolveNetwork({ allowNetwork: false, network: seam }).mode,
+        described: (d) => {
+          description = d;
+        },
+      }),
+    );
     await step("host root-only file unreadable", ["box starts"], () =>
       rootOnlyFileCheck({ kind: opts.box, base, ctx, probeBox: runBox }),
     );
     await step("host paths outside the allowlist invisible", ["box starts"], () =>
       outsideAllowlistCheck({ kind: opts.box, base, ctx, installRoot, env: opts.env }),
     );
-    await step("image contract", ["box starts"], async () => {
-      const r = await run(
-        ctx,
-        'set -e; [ -x /bin/sh ]; git --version; touch "$HOME/.forge-w" && rm "$HOME/.forge-w"; touch .forge-w && rm .forge-w; echo contract-ok',
-      );
-      const ok = r.code === 0 && r.stdout.includes("contract-ok");
-      return {
-        name: "image contract",
-        ok,
-        detail: ok
-          ? `POSIX /bin/sh, ${r.stdout.split("\n")[0]}, writable HOME and workspace`
-          : tail(r.stderr || r.stdout),
-        fix: ok
-          ? ""
-          : "the box needs /bin/sh and git on the host, and a writable HOME and workspace",
-      };
-    });
+    await step("image contract", ["box starts"], () => imageContractCheck(ctx));
     // Every program the project's commands start: the same one in the box as on the host.
     for (const command of commandsOf([
       ...opts.setup,
@@ -321,19 +252,8 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
       step,
     });
     for (const role of roles) {
-      await step(`enforcement: ${role}`, ["harness version", "clean clone of main"], () => {
-        const settings = settingsJson[role];
-        if (settings instanceof Error) {
-          return {
-            name: `enforcement: ${role}`,
-            ok: false,
-            detail: settings.message,
-            fix: "restore settings/<role>.json",
-          };
-        }
-        const file = join(settingsDir, `${role}.json`);
-        writeFileSync(file, JSON.stringify(settings));
-        return enforcementCheck({
+      await step(`enforcement: ${role}`, ["harness version", "clean clone of main"], () =>
+        roleEnforcementCheck(settingsJson[role], settingsDir, {
           role,
           box: ctx.box,
           ...(doors
@@ -342,11 +262,10 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
           workspace,
           home,
           agent: opts.agent,
-          settingsFile: file,
           path: ctx.env.PATH ?? "/usr/bin:/bin",
           user,
-        });
-      });
+        }),
+      );
     }
   } finally {
     rmSync(base, { recursive: true, force: true });
@@ -373,12 +292,4 @@ export async function prove(opts: ProveOptions): Promise<ProveReport> {
   };
   await opts.store?.saveProof(proof);
   return { ok, boxKey, checks, facts, box: description, proof };
-}
-
-function safe<T>(fn: () => T): T | Error {
-  try {
-    return fn();
-  } catch (error) {
-    return error instanceof Error ? error : new Error(String(error));
-  }
 }

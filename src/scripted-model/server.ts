@@ -1,18 +1,26 @@
 /**
  * A scripted stand-in for the Anthropic Messages API, good enough for the real Claude Code CLI.
  *
- * The CLI streams (`stream: true`) and expects Server-Sent Events in the exact order
- * message_start → (content_block_start → content_block_delta* → content_block_stop)* →
- * message_delta (stop_reason) → message_stop. A script is a list of turns; the turn to answer
- * is chosen from the conversation itself (the number of assistant messages already in the
- * request), never from a server-side counter, so a CLI retry of the same request gets the
- * same answer and tool ids.
+ * The CLI streams (`stream: true`) and expects Server-Sent Events in an exact order (the wire
+ * format is in messages-wire.ts). A script is a list of turns; the turn to answer is chosen
+ * from the conversation itself (the number of assistant messages already in the request),
+ * never from a server-side counter, so a CLI retry of the same request gets the same answer
+ * and tool ids.
  *
  * Side queries (title/summary/topic generation, quota probes) carry none of the agent's tools;
  * they get a short text and do not advance the script.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import {
+  type Block,
+  contentText,
+  firstUserText,
+  json,
+  type MessagesBody,
+  readBody,
+  sendMessage,
+} from "./messages-wire.js";
 
 export interface ToolCall {
   name: string;
@@ -75,18 +83,6 @@ export interface RecordedRequest {
   route?: number;
   /** When it arrived (ms since the epoch): tests order requests against journal events. */
   at: number;
-}
-
-interface MessageParam {
-  role: string;
-  content: unknown;
-}
-
-interface MessagesBody {
-  model?: string;
-  stream?: boolean;
-  tools?: Array<{ name?: string }>;
-  messages?: MessageParam[];
 }
 
 export interface ModelServer {
@@ -292,106 +288,4 @@ export async function startModelServer(initial: Script = { turns: [] }): Promise
       });
     },
   };
-}
-
-type Block =
-  | { type: "text"; text: string }
-  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
-
-function firstUserText(msg: MessagesBody): string {
-  const first = (msg.messages ?? []).find((m) => m.role === "user");
-  return first ? contentText(first.content) : "";
-}
-
-function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((c: { type?: string; text?: string }) => (c.type === "text" ? (c.text ?? "") : ""))
-    .join("\n");
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
-function json(res: ServerResponse, status: number, value: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(value));
-}
-
-let messageCounter = 0;
-
-function sendMessage(
-  res: ServerResponse,
-  req: MessagesBody,
-  blocks: Block[],
-  stopReason: "tool_use" | "end_turn",
-): void {
-  const model = req.model ?? "claude-sonnet-4-5";
-  const usage = { input_tokens: 10, output_tokens: 5 };
-  const message = {
-    id: `msg_forge_${++messageCounter}`,
-    type: "message",
-    role: "assistant",
-    model,
-    content: blocks,
-    stop_reason: stopReason,
-    stop_sequence: null,
-    usage,
-  };
-  if (req.stream !== true) {
-    json(res, 200, message);
-    return;
-  }
-  res.writeHead(200, {
-    "content-type": "text/event-stream",
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-  });
-  const send = (event: string, data: unknown) => {
-    res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  };
-  send("message_start", {
-    type: "message_start",
-    message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
-  });
-  blocks.forEach((block, index) => {
-    if (block.type === "text") {
-      send("content_block_start", {
-        type: "content_block_start",
-        index,
-        content_block: { type: "text", text: "" },
-      });
-      send("content_block_delta", {
-        type: "content_block_delta",
-        index,
-        delta: { type: "text_delta", text: block.text },
-      });
-    } else {
-      send("content_block_start", {
-        type: "content_block_start",
-        index,
-        content_block: { type: "tool_use", id: block.id, name: block.name, input: {} },
-      });
-      send("content_block_delta", {
-        type: "content_block_delta",
-        index,
-        delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) },
-      });
-    }
-    send("content_block_stop", { type: "content_block_stop", index });
-  });
-  send("message_delta", {
-    type: "message_delta",
-    delta: { stop_reason: stopReason, stop_sequence: null },
-    usage: { output_tokens: usage.output_tokens },
-  });
-  send("message_stop", { type: "message_stop" });
-  res.end();
 }

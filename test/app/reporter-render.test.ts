@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { evaluateGate } from "../../src/app/gate.js";
-import { GATE_EVENT } from "../../src/app/reporter.js";
 import { renderSticky, type StickyInput } from "../../src/app/reporter-render.js";
+import { GATE_EVENT } from "../../src/app/reporter-verdicts.js";
 import type { RunEvent, RunRecord, StepRecord } from "../../src/chain/types.js";
 import type { Role } from "../../src/roles/role-names.js";
 
