@@ -1,7 +1,8 @@
 // R10.2: a run is driven by one process at a time, across processes and hosts sharing a journal.
 // The driver takes the run's lease before it drives and renews it while it does; a process that
 // dies stops renewing, and once the lease expired another takes the run over (recover()),
-// re-attempting the step that was running. A driver that finds its lease taken stops driving.
+// re-attempting the step that was running. A driver that finds its lease taken stops driving;
+// one that finds its run cancelled (by another process) stops its step.
 import type { Clock, JournalStore, Logger } from "./ports.js";
 
 export interface LeaseOptions {
@@ -44,11 +45,17 @@ export function runLeases(deps: {
     if (!lease) return work(signal);
     if (!(await take(runId))) return null;
     const lost = new AbortController();
+    const cancelled = new AbortController();
     const renew = setInterval(
       () => {
         take(runId)
-          .then((held) => {
-            if (!held) lost.abort(new Error(`the lease on run ${runId} was taken over`));
+          .then(async (held) => {
+            if (!held) return lost.abort(new Error(`the lease on run ${runId} was taken over`));
+            // A cancel another replica journaled: this process's step stops now, not when it
+            // ends on its own (cancel() aborts the step only where the run is driven).
+            if ((await store.getRun(runId))?.state === "cancelled") {
+              cancelled.abort(new Error(`run ${runId} was cancelled`));
+            }
           })
           .catch((err: unknown) => {
             // A failed renewal is retried at the next tick; the lease lasts three of them.
@@ -59,7 +66,8 @@ export function runLeases(deps: {
     );
     renew.unref?.();
     try {
-      return await work(signal ? AbortSignal.any([signal, lost.signal]) : lost.signal);
+      const stops = [lost.signal, cancelled.signal, ...(signal ? [signal] : [])];
+      return await work(AbortSignal.any(stops));
     } finally {
       clearInterval(renew);
       if (!lost.signal.aborted) await store.releaseRun(runId, lease.owner).catch(() => {});

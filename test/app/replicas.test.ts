@@ -133,4 +133,29 @@ describe("replicas on one PostgreSQL journal", () => {
     expect(started).toHaveLength(4);
     await Promise.all([a.store.close(), b.store.close()]);
   });
+
+  it("a cancel on one replica stops the step the other is running, within a third of the lease", async () => {
+    const schema = `rep${++schemas}`;
+    const key = randomBytes(32);
+    let started: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    // The architect's step runs until its signal says stop, as a boxed agent does.
+    const runner = new ScriptedRunner().on("architect", async (input) => {
+      started();
+      await new Promise<void>((resolve) => input.signal.addEventListener("abort", () => resolve()));
+      return { failures: ["stopped"], events: [] };
+    });
+    const [a, b] = [replica(schema, "a", runner, key), replica(schema, "b", runner, key)];
+    const run = await a.engine.startRun(changeRun());
+    const driven = a.engine.drive(run.id);
+    await running;
+    await b.engine.cancel(run.id, "cancelled by @alice with /forge cancel");
+    const done = await driven;
+    expect(done.state).toBe("cancelled");
+    expect(runner.calls.map((c) => c.role)).toEqual(["architect"]);
+    await Promise.all([a.engine.idle(), b.engine.idle()]);
+    await Promise.all([a.store.close(), b.store.close()]);
+  }, 20_000);
 });
