@@ -2,7 +2,7 @@
  * Role steps run by GitHub Actions jobs (R10.2), the App's side: a step is journaled as
  * dispatched, the repository's forgechain workflow is started by `workflow_dispatch` (run id,
  * step index and attempt as inputs — nothing secret), and the step waits for the job's report,
- * which the report route (step-report-route.ts) accepts and journals. What the job measured comes
+ * which the report route (actions-routes.ts) accepts and journals. What the job measured comes
  * back as a runner's result: the engine judges it like a local runner's. A job that never
  * reports is dispatched again; after that the step FAILs, saying so.
  *
@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import type { Clock, JournalStore, StepInput, StepResult } from "../chain/ports.js";
+import type { RunRecord } from "../chain/types.js";
 import type { Installations } from "./installations.js";
 import { githubContextOf } from "./run-context.js";
 import type { DispatchedStep } from "./step-reports.js";
@@ -64,6 +65,15 @@ export function createActionsSteps(o: ActionsStepsOptions): {
       attempt,
       role,
     };
+    // What the job needs to run the step, as the engine gave it: read by the job through the
+    // input route (any replica), never put in the dispatch's inputs (they show in the UI).
+    const job: StepJobInput = {
+      chain: input.chain,
+      role,
+      task: input.task,
+      prior: input.prior,
+      answers: input.answers,
+    };
     const port = await o.installations.port(ctx.installationId);
     // A job that never reports (lost dispatch, no runner picked it up, the job crashed) is an
     // outage, not the agent's verdict: the step is dispatched again before it FAILs. A late
@@ -72,7 +82,7 @@ export function createActionsSteps(o: ActionsStepsOptions): {
     let report: Awaited<ReturnType<typeof waitForReport>> = "timeout";
     for (let sent = 1; sent <= dispatches && report === "timeout"; sent++) {
       await o.store.transition(run.id, {
-        events: [{ type: DISPATCHED_EVENT, data: { ...dispatched, dispatch: sent } }],
+        events: [{ type: DISPATCHED_EVENT, data: { ...dispatched, dispatch: sent, job } }],
       });
       await port.dispatchWorkflow({
         owner: ctx.owner,
@@ -109,6 +119,25 @@ export function createActionsSteps(o: ActionsStepsOptions): {
   }
 
   return { runStep };
+}
+
+/** The part of a step's input a job runs it from (the run itself is read from the journal). */
+export type StepJobInput = Pick<StepInput, "chain" | "role" | "task" | "prior" | "answers">;
+
+/** The run and the input of a step attempt the App dispatched, for its job; null when none. */
+export async function stepJobInput(
+  store: Pick<JournalStore, "getRun" | "events">,
+  runId: string,
+  index: number,
+  attempt: number,
+): Promise<{ run: RunRecord; index: number; attempt: number; job: StepJobInput } | null> {
+  const run = await store.getRun(runId);
+  if (!run) return null;
+  const sent = (await store.events(runId)).findLast(
+    (e) => e.type === DISPATCHED_EVENT && e.data.index === index && e.data.attempt === attempt,
+  );
+  const job = sent?.data.job as StepJobInput | undefined;
+  return job ? { run, index, attempt, job } : null;
 }
 
 /** The step attempt the App dispatched and has no report for yet, or null. */

@@ -91,12 +91,31 @@ export async function acceptStepReport(
       `the report's result is ${size} bytes, more than the ${MAX_RESULT_BYTES} accepted`,
     );
   }
+  const authorized = await authorizeStepJob({ token, runId, index, attempt }, deps);
+  if (!authorized.ok) return authorized;
+  return { ok: true, runId, index, attempt, result, claims: authorized.claims };
+}
+
+/**
+ * Whether `token` lets a job act for this step attempt: the App dispatched it and still waits,
+ * the token is GitHub's for that repository's workflow and names exactly this step, and it was
+ * not used before. Throws only `IssuerKeysUnavailableError`.
+ */
+export async function authorizeStepJob(
+  job: { token: string; runId: string; index: number; attempt: number },
+  deps: StepReportDeps,
+): Promise<
+  | { ok: true; claims: ActionsClaims }
+  | { ok: false; kind: ReportRefusal | TokenRefusal; reason: string }
+> {
+  const { token, runId, index, attempt } = job;
   const step = await deps.dispatched(runId, index, attempt);
   if (!step) {
-    return refuse(
-      "not-dispatched",
-      `step ${index} attempt ${attempt} of run ${runId} is not waiting for a report from Actions`,
-    );
+    return {
+      ok: false,
+      kind: "not-dispatched",
+      reason: `step ${index} attempt ${attempt} of run ${runId} is not waiting for a job on Actions`,
+    };
   }
   const verified = await verifyActionsToken(
     token,
@@ -114,8 +133,8 @@ export async function acceptStepReport(
   // kept until the token could no longer be accepted anyway.
   const claims = verified.claims;
   const fresh = await deps.store.consumeNonce(`${JTI_PREFIX}${claims.jti}`, claims.acceptedUntil);
-  if (!fresh) return refuse("replay", "this token was already used for a report");
-  return { ok: true, runId, index, attempt, result, claims };
+  if (!fresh) return { ok: false, kind: "replay", reason: "this token was already used" };
+  return { ok: true, claims };
 }
 
 function refuse(kind: ReportRefusal, reason: string): StepReportOutcome {

@@ -10,12 +10,12 @@ import { join } from "node:path";
 import { type JWTPayload, SignJWT } from "jose";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { stepReportHandler } from "../../src/app/actions-routes.js";
 import {
   createActionsSteps,
   DEFAULT_WORKFLOW,
   REPORT_REFUSED_EVENT,
 } from "../../src/app/actions-steps.js";
-import { stepReportHandler } from "../../src/app/step-report-route.js";
 import { createChainEngine } from "../../src/chain/engine.js";
 import type { StepRunner } from "../../src/chain/ports.js";
 import { createGitHubPort } from "../../src/github/create-port.js";
@@ -135,6 +135,17 @@ async function report(body: unknown): Promise<{ status: number; message: string 
     body: JSON.stringify(body),
   });
   return { status: res.status, message: ((await res.json()) as { message: string }).message };
+}
+
+async function input(runId: string, index: number, attempt: number, bearer: string) {
+  const url = new URL(routeUrl.replace("step-report", "step-input"));
+  url.search = new URLSearchParams({
+    run: runId,
+    index: String(index),
+    attempt: String(attempt),
+  }).toString();
+  const res = await fetch(url, { headers: { authorization: `Bearer ${bearer}` } });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
 async function dispatches(count: number): Promise<void> {
@@ -269,5 +280,35 @@ describe("role steps on Actions jobs (the App's side)", () => {
     const finished = (await store.events(run.id)).filter((e) => e.type === "step.finished");
     expect(JSON.stringify(finished.at(-1)?.data)).toContain("sent no report within");
     expect(gh.requests.filter((r) => r.pathname === DISPATCH)).toHaveLength(2);
+  });
+
+  it("the job reads its step's input with its token: the run, the role, the task, the steps before it", async () => {
+    const { engine, run } = await setup();
+    const driven = engine.drive(run.id);
+    await dispatches(1);
+    const first = await input(run.id, 0, 1, await token(run.id, 0, 1));
+    expect(first.status).toBe(200);
+    expect((first.body.run as { id: string }).id).toBe(run.id);
+    expect(first.body.job).toMatchObject({ chain: "change", role: "architect", prior: [] });
+    // Another step's token, a forged one: nothing.
+    expect((await input(run.id, 0, 1, await token(run.id, 1, 1))).status).toBe(403);
+    expect((await input(run.id, 0, 1, "not.a.token")).status).toBe(403);
+    await report({
+      token: await token(run.id, 0, 1),
+      runId: run.id,
+      index: 0,
+      attempt: 1,
+      result: { agentOutput: validOutput("architect"), failures: [] },
+    });
+    await dispatches(2);
+    const second = await input(run.id, 1, 1, await token(run.id, 1, 1));
+    expect(second.status).toBe(200);
+    const job = second.body.job as { role: string; prior: Array<{ role: string }> };
+    expect(job.role).toBe("builder");
+    expect(job.prior.map((p) => p.role)).toEqual(["architect"]);
+    const refused = (await store.events(run.id)).filter((e) => e.type === REPORT_REFUSED_EVENT);
+    expect(refused.map((e) => e.data.kind)).toEqual(["audience", "malformed"]);
+    await engine.cancel(run.id, "test over");
+    await driven;
   });
 });

@@ -1,18 +1,27 @@
 /**
- * The HTTP route an Actions job reports its step to (`POST /forge/step-report`, JSON): the report
- * is accepted only for a step attempt the App dispatched and still waits for, with the job's
- * OIDC token for exactly that step, once (step-reports.ts). Accepted: journaled on the run, where
- * the waiting step (on any replica) finds it. Refused: journaled on the run when there is one,
- * so a forged or replayed report is visible, and answered with the reason.
+ * The two HTTP routes of an Actions job running a step, each taking the job's OIDC token for
+ * exactly that step attempt, once (step-reports.ts):
+ * - `GET /forge/step-input?run=&index=&attempt=` (token as `Authorization: Bearer`): the run and
+ *   the step's input, as the engine gave them when it dispatched the step;
+ * - `POST /forge/step-report` (JSON): the job's result, accepted only while the App waits for
+ *   it, journaled on the run, where the waiting step (on any replica) finds it.
+ * Refusals are journaled on the run when there is one, so a forged or replayed request is
+ * visible, and answered with the reason.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JournalStore, Logger } from "../chain/ports.js";
 import { type ActionsTokenDeps, IssuerKeysUnavailableError } from "../github/index.js";
 import { redactSecrets } from "../secrets/index.js";
-import { REPORT_REFUSED_EVENT, REPORTED_EVENT, waitingStep } from "./actions-steps.js";
-import { acceptStepReport, MAX_RESULT_BYTES } from "./step-reports.js";
+import {
+  REPORT_REFUSED_EVENT,
+  REPORTED_EVENT,
+  stepJobInput,
+  waitingStep,
+} from "./actions-steps.js";
+import { acceptStepReport, authorizeStepJob, MAX_RESULT_BYTES } from "./step-reports.js";
 
 export const STEP_REPORT_PATH = "/forge/step-report";
+export const STEP_INPUT_PATH = "/forge/step-input";
 /** The report's JSON: the result, the token and a little framing. */
 const MAX_BODY_BYTES = MAX_RESULT_BYTES + 64 * 1024;
 
@@ -25,8 +34,14 @@ export interface StepReportRouteDeps {
 /** A node:http handler (Probot's `addHandler` takes it): true when the request was ours. */
 export function stepReportHandler(deps: StepReportRouteDeps) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
-    const path = (req.url ?? "").split("?")[0];
-    if (path !== STEP_REPORT_PATH) return false;
+    const url = new URL(req.url ?? "/", "http://forge");
+    if (url.pathname === STEP_INPUT_PATH) {
+      const [status, body] = await stepInput(req, url, deps);
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(body));
+      return true;
+    }
+    if (url.pathname !== STEP_REPORT_PATH) return false;
     if (req.method !== "POST") {
       reply(res, 405, "POST a step report here");
       return true;
@@ -98,6 +113,47 @@ async function settle(report: unknown, deps: StepReportRouteDeps): Promise<[numb
     expect: { runStates: ["running"] },
   });
   return [202, "accepted"];
+}
+
+/** The step's input for its job, once its token holds. */
+async function stepInput(
+  req: IncomingMessage,
+  url: URL,
+  deps: StepReportRouteDeps,
+): Promise<[number, unknown]> {
+  if (req.method !== "GET") return [405, { message: "GET a step's input here" }];
+  const job = {
+    token: /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "",
+    runId: url.searchParams.get("run") ?? "",
+    index: Number(url.searchParams.get("index")),
+    attempt: Number(url.searchParams.get("attempt")),
+  };
+  if (!job.token || !/^[A-Za-z0-9_-]{1,128}$/.test(job.runId)) {
+    return [400, { message: "a step input request names run, index and attempt, with a token" }];
+  }
+  if (!Number.isInteger(job.index) || !Number.isInteger(job.attempt)) {
+    return [400, { message: "index and attempt are integers" }];
+  }
+  const { store } = deps;
+  try {
+    const authorized = await authorizeStepJob(job, {
+      dispatched: (runId, index, attempt) => waitingStep(store, runId, index, attempt),
+      store,
+      ...(deps.verify ? { verify: deps.verify } : {}),
+    });
+    if (!authorized.ok) {
+      await journalRefusal(job, authorized, deps);
+      return [
+        authorized.kind === "not-dispatched" ? 409 : 403,
+        { message: `refused: ${authorized.reason}` },
+      ];
+    }
+  } catch (err) {
+    if (!(err instanceof IssuerKeysUnavailableError)) throw err;
+    return [503, { message: `${err.message}; ask again` }];
+  }
+  const input = await stepJobInput(store, job.runId, job.index, job.attempt);
+  return input ? [200, input] : [409, { message: "the step has no input to give" }];
 }
 
 /** A refusal goes on the run it names, if that run exists: whoever watches the run sees it. */
