@@ -33,7 +33,8 @@ export function driverRecords(
   /** Another process that still lives drives this run (its last record names it). */
   async function drivenElsewhere(runId: string): Promise<boolean> {
     if (!deps.driverAlive) return false;
-    const last = (await deps.store.events(runId)).findLast((e) => e.type === DRIVER_EVENT);
+    // The newest record only: replicas ask this of every unfinished run every few seconds.
+    const last = await deps.store.latestEvent(runId, DRIVER_EVENT);
     if (!last) return false;
     const me = deps.driver;
     if (me && last.data.pid === me.pid && last.data.host === me.host) return false;
