@@ -154,6 +154,11 @@ describe("two forge serve replicas on one PostgreSQL journal", () => {
     const sticky = state.commentsOn(31).filter((c) => c.body.startsWith("<!-- forgechain:run:"));
     expect(sticky).toHaveLength(1);
     expect(final.body).toMatch(/\| builder \| ✅ passed \(attempt 2\) \| PASS \|/);
+    // The check runs too: one per role on the pushed head, whichever replica finished it.
+    for (const role of ["architect", "builder", "reviewer", "security", "gate"]) {
+      const named = state.checksFor(gate.headSha).filter((c) => c.name === `forge/${role}`);
+      expect(named, role).toHaveLength(1);
+    }
 
     // From the journal: the builder's first attempt was A's, its second B's, never at once —
     // B started driving only after A's lease had run out.
