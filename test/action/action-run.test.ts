@@ -209,12 +209,24 @@ function blockingScript() {
   };
 }
 
-/** Whether every directory from / down to `dir` lets other users through (o+x). */
-function reachableByOthers(dir: string): boolean {
+/**
+ * Lets other users through every directory from / down to `dir` (o+x), as a runner's own user
+ * can reach its action's checkout; returns how to put the modes back. A clone under a private
+ * `mktemp -d` is the usual case here.
+ */
+function openPathForOthers(dir: string): () => void {
+  const changed: Array<[string, number]> = [];
   for (let d = dir; ; d = dirname(d)) {
-    if ((statSync(d).mode & 0o001) === 0) return false;
-    if (dirname(d) === d) return true;
+    const mode = statSync(d).mode & 0o7777;
+    if ((mode & 0o001) === 0) {
+      chmodSync(d, mode | 0o001);
+      changed.push([d, mode]);
+    }
+    if (dirname(d) === d) break;
   }
+  return () => {
+    for (const [d, mode] of changed) chmodSync(d, mode);
+  };
 }
 
 /** Every regular file under `dir` whose bytes contain `needle`. */
@@ -311,14 +323,15 @@ describe("the Action's job against a fake GitHub", () => {
   }, 300_000);
 
   // On a runner the job's user owns the action's checkout; here another uid must be able to reach
-  // this checkout (a clone under a private `mktemp -d` is not reachable: then this cannot run).
-  it.skipIf(process.getuid?.() !== 0 || !reachableByOthers(REPO_ROOT))(
+  // this checkout, so the directories above it let others through for the test's length.
+  it.skipIf(process.getuid?.() !== 0)(
     "as an unprivileged user, as on GitHub's runners: boxes in user namespaces, the chain PASSes",
     async () => {
       chmodSync(root, 0o755);
+      const restore = openPathForOthers(REPO_ROOT);
       const r = await invoke("issues", issueLabeled({ sender: "alice", number: 13 }), "1301", {
         asUid: 70123,
-      });
+      }).finally(restore);
       expect(r.outputs.verdict, r.log()).toBe("PASS");
       expect(r.code).toBe(0);
       // Every file the job made under its RUNNER_TEMP is the runner user's, not root's.
