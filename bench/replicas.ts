@@ -5,20 +5,18 @@
 // 2. Takeover: a change chain is started on replica A; while its builder runs, A is killed
 //    with SIGKILL; the time until B takes the run over (its lease ran out: FORGE_LEASE_MS,
 //    default 15 s), and until the chain PASSes on B. Goal < 30 s to take over.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
-import { createDemoRepo } from "../src/demo/demo-repo.js";
 import { demoScript } from "../src/demo/demo-script.js";
-import { git } from "../src/runner/git.js";
 import { startModelServer } from "../src/scripted-model/server.js";
+import { demoRemote } from "../test/app/demo-remote.js";
 import { startFakeGitHub } from "../test/app/fake-github-server.js";
 import { createGitHubState } from "../test/app/github-state.js";
-import { issueLabeled, OWNER, REPO } from "../test/app/payloads.js";
+import { issueLabeled } from "../test/app/payloads.js";
 import { appCredentials, type ServeProcess, startServeProcess } from "../test/app/serve-process.js";
 import { ensureBuilt } from "../test/harness/build.js";
-import { REPO_ROOT } from "../test/harness/claude-run.js";
 import { startPostgres } from "../test/harness/postgres.js";
 
 const CONCURRENCY = 50;
@@ -45,13 +43,7 @@ export async function benchReplicas(): Promise<Record<string, unknown>> {
   const pg = await startPostgres();
   const state = createGitHubState();
   state.permissions.set("alice", "write");
-  const src = join(root, "src");
-  await createDemoRepo(REPO_ROOT, src);
-  const gitRoot = join(root, "git");
-  mkdirSync(join(gitRoot, OWNER), { recursive: true });
-  await git(["clone", "--quiet", "--bare", src, join(gitRoot, OWNER, `${REPO}.git`)], {
-    cwd: root,
-  });
+  const { gitRoot } = await demoRemote(root);
   const fake = await startFakeGitHub({ state, gitRoot });
   const model = await startModelServer(demoScript());
   const app = appCredentials();

@@ -6,20 +6,18 @@
 //    on its own issue, taking the full handler path (signature, parse, delivery journaled,
 //    job queued); the queued work (token, mirror fetch, policy, label check) is not awaited
 //    by the reply. Goal p99 < 100 ms.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
-import { createDemoRepo } from "../src/demo/demo-repo.js";
 import { demoScript } from "../src/demo/demo-script.js";
-import { git } from "../src/runner/git.js";
 import { startModelServer } from "../src/scripted-model/server.js";
+import { demoRemote } from "../test/app/demo-remote.js";
 import { startFakeGitHub } from "../test/app/fake-github-server.js";
 import { createGitHubState } from "../test/app/github-state.js";
-import { issueLabeled, OWNER, REPO } from "../test/app/payloads.js";
+import { issueLabeled } from "../test/app/payloads.js";
 import { startServeProcess } from "../test/app/serve-process.js";
 import { ensureBuilt } from "../test/harness/build.js";
-import { REPO_ROOT } from "../test/harness/claude-run.js";
 
 const CONCURRENCY = 50;
 
@@ -46,13 +44,7 @@ export async function benchWebhooks(): Promise<Record<string, unknown>> {
   const root = mkdtempSync(join(tmpdir(), "forge-bench-webhooks-"));
   const state = createGitHubState();
   state.permissions.set("alice", "write");
-  const src = join(root, "src");
-  await createDemoRepo(REPO_ROOT, src);
-  const gitRoot = join(root, "git");
-  mkdirSync(join(gitRoot, OWNER), { recursive: true });
-  await git(["clone", "--quiet", "--bare", src, join(gitRoot, OWNER, `${REPO}.git`)], {
-    cwd: root,
-  });
+  const { gitRoot } = await demoRemote(root);
   const fake = await startFakeGitHub({ state, gitRoot });
   const model = await startModelServer(demoScript());
   const serve = await startServeProcess({

@@ -1,10 +1,10 @@
 // R10.1: a real process drives a chain and is killed with SIGKILL mid-step, twice; the parent
 // then starts "again" on the same journal: the run finishes and every step PASSed exactly once.
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type TempDir, tempDir } from "../store/journal-fixtures.js";
 import { changeRun, makeEngine } from "./engine-harness.js";
+import { killChildAfter } from "./fixtures/kill-child.js";
 import { ScriptedRunner } from "./scripted-runner.js";
 
 const CHILD = fileURLToPath(new URL("./fixtures/drive-child.ts", import.meta.url));
@@ -18,33 +18,10 @@ afterEach(() => tmp.cleanup());
 
 /** Start the child; SIGKILL it a random moment after it printed `line`. Resolves its output. */
 function killAfter(file: string, line: string): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, file, String(SLEEP_MS)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const lines: string[] = [];
-    let buffer = "";
-    let stderr = "";
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.stdout.on("data", (chunk: Buffer) => {
-      buffer += chunk.toString("utf8");
-      const parts = buffer.split("\n");
-      buffer = parts.pop() ?? "";
-      for (const l of parts) {
-        lines.push(l);
-        // Well inside the step's sleep, so the step row is `running` when the process dies.
-        if (l === line)
-          setTimeout(() => child.kill("SIGKILL"), Math.floor(Math.random() * (SLEEP_MS / 4)));
-      }
-    });
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      if (signal === "SIGKILL") resolve(lines);
-      else reject(new Error(`child was not killed (exit ${code}): ${lines.join("|")} ${stderr}`));
-    });
-  });
+  // Well inside the step's sleep, so the step row is `running` when the process dies.
+  return killChildAfter(CHILD, [file, String(SLEEP_MS)], line, () =>
+    Math.floor(Math.random() * (SLEEP_MS / 4)),
+  );
 }
 
 describe("kill -9 mid-chain", () => {

@@ -2,7 +2,6 @@
 // share it, and each run is driven by one at a time — the lease holder. A replica killed with
 // SIGKILL mid-step stops renewing; once its lease expired another takes the run over and
 // re-attempts the step; a driver whose lease was taken stops driving.
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createChainEngine } from "../../src/chain/engine.js";
@@ -10,6 +9,7 @@ import type { JournalStore } from "../../src/chain/ports.js";
 import { openPgJournal, type PgJournal } from "../../src/store/pg-journal.js";
 import { type PostgresServer, startPostgres } from "../harness/postgres.js";
 import { changeRun, counterIds, memoryLogger } from "./engine-harness.js";
+import { killChildAfter } from "./fixtures/kill-child.js";
 import { gate, ScriptedRunner } from "./scripted-runner.js";
 
 const CHILD = fileURLToPath(new URL("./fixtures/lease-child.ts", import.meta.url));
@@ -140,29 +140,5 @@ describe("run leases across replicas", () => {
 
 /** Start the child replica; SIGKILL it soon after it printed `line`. Resolves its output. */
 function killAfter(args: string[], line: string): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const lines: string[] = [];
-    let buffer = "";
-    let stderr = "";
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.stdout.on("data", (chunk: Buffer) => {
-      buffer += chunk.toString("utf8");
-      const parts = buffer.split("\n");
-      buffer = parts.pop() ?? "";
-      for (const l of parts) {
-        lines.push(l);
-        if (l === line) setTimeout(() => child.kill("SIGKILL"), 300);
-      }
-    });
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      if (signal === "SIGKILL") resolve(lines);
-      else reject(new Error(`child was not killed (exit ${code}): ${lines.join("|")} ${stderr}`));
-    });
-  });
+  return killChildAfter(CHILD, args, line, () => 300);
 }

@@ -2,18 +2,17 @@
 // starts), one fake GitHub Enterprise Server on loopback, the real claude binary in bwrap boxes
 // on the scripted model. The replicas share the database, FORGE_HOME and the gate secret, as
 // docs/scaling.md says to deploy them. Asserted on what the fake GitHub received.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDemoRepo } from "../../src/demo/demo-repo.js";
 import { demoScript } from "../../src/demo/demo-script.js";
-import { git } from "../../src/runner/git.js";
 import { type ModelServer, startModelServer } from "../../src/scripted-model/server.js";
 import { openPgJournal } from "../../src/store/pg-journal.js";
+import { demoRemote } from "../app/demo-remote.js";
 import { type FakeGitHubServer, startFakeGitHub } from "../app/fake-github-server.js";
 import { createGitHubState, type GitHubState } from "../app/github-state.js";
-import { commentCreated, issueLabeled, OWNER, REPO } from "../app/payloads.js";
+import { commentCreated, issueLabeled } from "../app/payloads.js";
 import {
   type AppCredentials,
   appCredentials,
@@ -21,7 +20,6 @@ import {
   startServeProcess,
 } from "../app/serve-process.js";
 import { ensureBuilt } from "../harness/build.js";
-import { REPO_ROOT } from "../harness/claude-run.js";
 import { assertMatchesOpenApi } from "../harness/openapi-check.js";
 import { type PostgresServer, startPostgres } from "../harness/postgres.js";
 
@@ -64,13 +62,7 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "forge-replicas-e2e-"));
   pgServer = await startPostgres();
   databaseUrl = await pgServer.createDatabase("forge_replicas_e2e");
-  const src = join(root, "src");
-  await createDemoRepo(REPO_ROOT, src);
-  const gitRoot = join(root, "git");
-  mkdirSync(join(gitRoot, OWNER), { recursive: true });
-  await git(["clone", "--quiet", "--bare", src, join(gitRoot, OWNER, `${REPO}.git`)], {
-    cwd: root,
-  });
+  const { gitRoot } = await demoRemote(root);
   state = createGitHubState();
   state.permissions.set("alice", "write");
   fake = await startFakeGitHub({ state, gitRoot });
