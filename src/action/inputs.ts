@@ -20,6 +20,8 @@ export interface ActionInputs {
   /** The seal key's source; absent: commands that need a seal are refused with a reply. */
   gateSecret?: string;
   claudeVersion: string;
+  /** Step mode: the App's public URL, where the job reads its step and reports it. */
+  forgeUrl?: string;
 }
 
 export interface ActionRuntime {
@@ -83,8 +85,15 @@ export function readInputs(env: Env, pinnedClaude: string): ActionInputs {
       "gate_secret is shorter than 32 characters: store a long random value as a repository secret (openssl rand -hex 32)",
     );
   }
+  const forgeUrl = input(env, "forge_url");
+  if (forgeUrl !== undefined && !/^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/.test(forgeUrl)) {
+    throw new ActionInputError(
+      `forge_url ${JSON.stringify(forgeUrl.slice(0, 80))} is not the App's URL, such as https://forge.example.com`,
+    );
+  }
   return {
     githubToken,
+    ...(forgeUrl ? { forgeUrl: forgeUrl.replace(/\/+$/, "") } : {}),
     triggerLabel: label("trigger_label", "forge"),
     reviewLabel: label("review_label", "forge:review"),
     claudeVersion,
@@ -160,7 +169,7 @@ export function workflowSecrets(env: Env): string[] {
       n === "ACTIONS_RESULTS_URL",
   );
   return names
-    .filter((n) => !/^INPUT_(TRIGGER_LABEL|REVIEW_LABEL|CLAUDE_VERSION)$/.test(n))
+    .filter((n) => !/^INPUT_(TRIGGER_LABEL|REVIEW_LABEL|CLAUDE_VERSION|FORGE_URL)$/.test(n))
     .map((n) => env[n] ?? "")
     .filter((v) => v.length >= 8);
 }

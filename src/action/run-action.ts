@@ -28,6 +28,7 @@ import { jobLogger, stepGroups } from "./job-log.js";
 import { type ActionResult, outcome, result } from "./outcome.js";
 import { exportSharedProof, importSharedProof, type SharedProofDeps } from "./shared-proof.js";
 import { claimState, StateBusyError, stateRef } from "./state.js";
+import { runStepJob, stepDispatchOf } from "./step-job.js";
 import { tokenInstallations } from "./token-installations.js";
 import { workflowCommand } from "./workflow-io.js";
 
@@ -55,7 +56,19 @@ export async function runAction(d: ActionDeps): Promise<ActionResult> {
   const inputs = readInputs(d.env, d.pinnedClaude);
   const runtime = readRuntime(d.env);
   registerKnownSecrets([inputs.githubToken, ...workflowSecrets(d.env)]);
-  const ev = readEvent(runtime);
+  const payload = readPayload(runtime);
+  // Dispatched by the App to run one step of its run: step mode, nothing else.
+  const dispatch = stepDispatchOf(runtime.eventName, payload);
+  if (dispatch) {
+    const extraPath = (await d.prepare?.(inputs, runtime)) ?? null;
+    return runStepJob(d, inputs, runtime, dispatch, extraPath);
+  }
+  const ev = parseWebhook(
+    runtime.eventName,
+    payload,
+    `actions-${runtime.runId}-${runtime.runAttempt}`,
+    { workflow: true },
+  );
   const number = subjectOf(ev);
   if (number === null && runtime.eventName === "workflow_dispatch") {
     // Asked for by hand: a dispatch forgechain cannot act on is an error, never a quiet pass.
@@ -214,22 +227,15 @@ async function shareProof(
   return { done: () => exportSharedProof(deps, seen).catch(warn("sharing the box proof")) };
 }
 
-function readEvent(runtime: ActionRuntime): ForgeEvent {
+function readPayload(runtime: ActionRuntime): unknown {
   const text = readFileSync(runtime.eventPath);
   if (text.length > MAX_EVENT_BYTES)
     throw new Error(`GITHUB_EVENT_PATH is larger than ${MAX_EVENT_BYTES} bytes`);
-  let payload: unknown;
   try {
-    payload = JSON.parse(text.toString("utf8"));
+    return JSON.parse(text.toString("utf8"));
   } catch (error) {
     throw new Error(`GITHUB_EVENT_PATH does not hold JSON: ${(error as Error).message}`);
   }
-  return parseWebhook(
-    runtime.eventName,
-    payload,
-    `actions-${runtime.runId}-${runtime.runAttempt}`,
-    { workflow: true },
-  );
 }
 
 function subjectOf(ev: ForgeEvent): number | null {

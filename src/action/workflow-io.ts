@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import { codeSpan } from "../policy/index.js";
 
-export type ActionVerdict = "PASS" | "FAIL" | "PAUSED" | "REFUSED";
+export type ActionVerdict = "PASS" | "FAIL" | "PAUSED" | "REFUSED" | "REPORTED";
 
 export interface ActionOutputs {
   run_id: string;

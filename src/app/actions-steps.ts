@@ -35,21 +35,67 @@ export interface ActionsStepsOptions {
   dispatches?: number;
 }
 
-/** What a job may send as its step's result: the agent's raw output and its FAIL reasons. */
+/**
+ * What a job may send as its step's result: the agent's raw output, its FAIL reasons, the facts
+ * its runner journals (never the engine's own kinds of event), the builder's pushed work and
+ * the runner's notes for the next job. The work and the notes are checked by the caller.
+ */
 const JobResult = z.object({
   agentOutput: z.unknown().optional(),
   failures: z.array(z.string().max(4000)).max(100),
+  events: z
+    .array(
+      z.object({
+        type: z
+          .string()
+          .regex(/^[a-z][a-z_]*(?:\.[a-z_]+)*$/)
+          .max(80)
+          .refine((t) => JOB_EVENT_KINDS.has(t), "not a kind of fact a step's runner journals"),
+        data: z.record(z.string(), z.unknown()),
+      }),
+    )
+    .max(200)
+    .default([]),
+  work: z.unknown().optional(),
+  state: z.unknown().optional(),
 });
+/**
+ * The facts a runner journals of a step (local-runner.ts and what it calls): a job may send
+ * these and no other kind — never one the engine, the gate or the App writes, which they read
+ * back to decide (a forged `step.finished` or `protected.touched` must not exist).
+ */
+const JOB_EVENT_KINDS: ReadonlySet<string> = new Set([
+  "egress.mode",
+  "egress.denied",
+  "setup.finished",
+  "step.prepared",
+  "step.wrote",
+  "step.transcript",
+  "step.timings",
+  "builder.imported",
+  "verify.finished",
+  "controls.finished",
+  "role_gate.violation",
+]);
+
+/** A job's result as the App took it: a runner's result, and what the job handed on. */
+export type JobStepResult = StepResult & { work?: unknown; state?: unknown };
+
+/** What the App hands a job beside the engine's input: the work to review, the runner's notes. */
+export interface JobExtras {
+  work: { ref: string; sha: string } | null;
+  state: unknown;
+}
 
 export function createActionsSteps(o: ActionsStepsOptions): {
-  runStep(input: StepInput): Promise<StepResult>;
+  runStep(input: StepInput, extras?: JobExtras): Promise<JobStepResult>;
 } {
   const workflowPath = o.workflowPath ?? DEFAULT_WORKFLOW;
   const timeoutMs = o.reportTimeoutMs ?? 60 * 60_000;
   const pollMs = o.pollMs ?? 1000;
   const dispatches = o.dispatches ?? 2;
 
-  async function runStep(input: StepInput): Promise<StepResult> {
+  async function runStep(input: StepInput, extras?: JobExtras): Promise<JobStepResult> {
     const { run, index, attempt, role } = input;
     const ctx = githubContextOf(run);
     if (!ctx)
@@ -73,6 +119,7 @@ export function createActionsSteps(o: ActionsStepsOptions): {
       task: input.task,
       prior: input.prior,
       answers: input.answers,
+      ...(extras ? { work: extras.work, state: extras.state } : {}),
     };
     const port = await o.installations.port(ctx.installationId);
     // A job that never reports (lost dispatch, no runner picked it up, the job crashed) is an
@@ -109,12 +156,22 @@ export function createActionsSteps(o: ActionsStepsOptions): {
       };
     }
     const parsed = JobResult.safeParse(report.result);
-    if (!parsed.success)
-      return { failures: ["the Actions job's result is not a step result"], events: [] };
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return {
+        failures: [
+          `the Actions job's result is not a step result (${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"})`,
+        ],
+        events: [],
+      };
+    }
+    const { agentOutput, failures, events, work, state } = parsed.data;
     return {
-      ...(parsed.data.agentOutput !== undefined ? { agentOutput: parsed.data.agentOutput } : {}),
-      failures: parsed.data.failures,
-      events: [],
+      ...(agentOutput !== undefined ? { agentOutput } : {}),
+      failures,
+      events,
+      ...(work !== undefined ? { work } : {}),
+      ...(state !== undefined ? { state } : {}),
     };
   }
 
@@ -122,7 +179,8 @@ export function createActionsSteps(o: ActionsStepsOptions): {
 }
 
 /** The part of a step's input a job runs it from (the run itself is read from the journal). */
-export type StepJobInput = Pick<StepInput, "chain" | "role" | "task" | "prior" | "answers">;
+export type StepJobInput = Pick<StepInput, "chain" | "role" | "task" | "prior" | "answers"> &
+  Partial<JobExtras>;
 
 /** The run and the input of a step attempt the App dispatched, for its job; null when none. */
 export async function stepJobInput(

@@ -26,6 +26,8 @@ export interface AppRunnerOptions {
   limits?: RunnerLimits;
   logger: Logger;
   remoteAuth: (run: RunRecord) => Promise<Record<string, string>>;
+  /** False: the steps run elsewhere and set up there (LocalRunnerOptions.runSetup). */
+  runSetup?: boolean;
 }
 
 export function frozenConfig(run: RunRecord): ResolvedConfig | null {
@@ -61,6 +63,7 @@ export function createAppRunner(opts: AppRunnerOptions): StepRunner {
         // A new run on an issue replaces the branch forgechain pushed earlier — never a human's
         // commits (branch-plan.ts: the lease is the head seen when the run started).
         branchLease,
+        ...(opts.runSetup === false ? { runSetup: false } : {}),
       });
       runners.set(run.id, runner);
     }
@@ -68,6 +71,12 @@ export function createAppRunner(opts: AppRunnerOptions): StepRunner {
   }
 
   return {
+    // The repository's `setup:` commands, once per run before its first step, as `forge run`
+    // runs them (and the base measured there).
+    prepareRun: async (input) => {
+      const prepare = runnerFor(input.run).prepareRun;
+      return prepare ? prepare(input) : { ok: true, reasons: [], events: [] };
+    },
     runStep: (input) => runnerFor(input.run).runStep(input),
     async finishRun(run, steps) {
       try {

@@ -9,6 +9,7 @@ import { createChainEngine } from "../chain/engine.js";
 import { randomIds } from "../chain/ids.js";
 import type { LeaseOptions } from "../chain/leases.js";
 import type { ChainObserver, Clock, JournalStore, Logger, StepRunner } from "../chain/ports.js";
+import type { RunRecord } from "../chain/types.js";
 import type { RunnerLimits } from "../runner/index.js";
 import { createSealer } from "../seal/index.js";
 import {
@@ -18,6 +19,8 @@ import {
   registerKnownSecrets,
 } from "../secrets/index.js";
 import { currentDriver, driverFromData, driverLiveness } from "../store/driver-identity.js";
+import { createActionsRunner, runWorkPort } from "./actions-runner.js";
+import { type ActionsStepsOptions, createActionsSteps } from "./actions-steps.js";
 import { RecentDeliveries } from "./app.js";
 import { createAppRunner } from "./app-runner.js";
 import { realBoxGate, realSnapshots } from "./box-snapshot.js";
@@ -57,7 +60,12 @@ export interface ComposeInput {
    * a lease, and the run index reads runs other replicas started.
    */
   lease?: LeaseOptions;
+  /** Set to run role steps on GitHub Actions jobs instead of this machine's boxes. */
+  actions?: ActionsRunnerSettings;
 }
+
+/** The Actions steps' settings a deployment chooses (actions-steps.ts). */
+export type ActionsRunnerSettings = Omit<ActionsStepsOptions, "store" | "installations" | "clock">;
 
 export function composeServices(input: ComposeInput): AppServices {
   const { settings, store, installations, logger } = input;
@@ -72,25 +80,36 @@ export function composeServices(input: ComposeInput): AppServices {
     index,
     ...(input.stickyDelayMs !== undefined ? { stickyDelayMs: input.stickyDelayMs } : {}),
   });
+  // Asked at clone and push time, so a chain longer than a token's hour still pushes.
+  const remoteAuth = async (run: RunRecord) => {
+    const ctx = githubContextOf(run);
+    return ctx ? gitAuthEnv(await installations.token(ctx.installationId)) : {};
+  };
+  const appRunner = (o: { runSetup?: boolean } = {}) =>
+    createAppRunner({
+      forgeHome: settings.forgeHome,
+      installRoot: settings.installRoot,
+      boxKind: settings.box,
+      ownWork: settings.ownWork,
+      hostEnv: settings.env,
+      ...(settings.loginFile ? { loginFile: settings.loginFile } : {}),
+      ...(input.stepTimeoutMs ? { stepTimeoutMs: input.stepTimeoutMs } : {}),
+      ...(input.limits ? { limits: input.limits } : {}),
+      logger,
+      remoteAuth,
+      ...o,
+    });
+  // Steps on Actions: the App keeps the base, the work and the finish; jobs run the steps.
+  const actionsRunner = (a: ActionsRunnerSettings) =>
+    createActionsRunner({
+      home: appRunner({ runSetup: false }),
+      steps: createActionsSteps({ store, installations, clock, ...a }),
+      work: runWorkPort(settings.forgeHome, remoteAuth),
+      store,
+    });
   // The branch a change run pushes to is chosen when it starts (branch-plan.ts).
   const runner = withPlannedBranch(
-    input.runner ??
-      createAppRunner({
-        forgeHome: settings.forgeHome,
-        installRoot: settings.installRoot,
-        boxKind: settings.box,
-        ownWork: settings.ownWork,
-        hostEnv: settings.env,
-        ...(settings.loginFile ? { loginFile: settings.loginFile } : {}),
-        ...(input.stepTimeoutMs ? { stepTimeoutMs: input.stepTimeoutMs } : {}),
-        ...(input.limits ? { limits: input.limits } : {}),
-        logger,
-        // Asked at clone and push time, so a chain longer than a token's hour still pushes.
-        remoteAuth: async (run) => {
-          const ctx = githubContextOf(run);
-          return ctx ? gitAuthEnv(await installations.token(ctx.installationId)) : {};
-        },
-      }),
+    input.runner ?? (input.actions ? actionsRunner(input.actions) : appRunner()),
   );
   const engine = createChainEngine({
     store,

@@ -4,6 +4,7 @@
  * rest are forgechain's.
  */
 import type { BoxKind } from "../boxes/types.js";
+import { ghesActionsIssuer } from "../github/index.js";
 import { RunnerLimitError, type RunnerLimits, runnerLimits } from "../runner/index.js";
 import { gitWebBase } from "./git-auth.js";
 import { parseTrustedList } from "./trust.js";
@@ -81,6 +82,22 @@ export const SERVE_ENV: ReadonlyArray<{ group: string; vars: EnvVar[] }> = [
         name: "FORGE_LEASE_MS",
         what: "with DATABASE_URL: how long a replica's hold on a run lasts unheard (default 15000)",
       },
+      {
+        name: "FORGE_RUNNER",
+        what: "local (default): steps run in boxes here; actions: each step runs as a job of the repository's forgechain workflow",
+      },
+      {
+        name: "FORGE_ACTIONS_WORKFLOW",
+        what: "with actions: the workflow file (default .github/workflows/forgechain.yml)",
+      },
+      {
+        name: "FORGE_ACTIONS_TIMEOUT_MS",
+        what: "with actions: how long a job may take to report (default 3600000); then it is sent again once",
+      },
+      {
+        name: "FORGE_ACTIONS_OIDC_ISSUER",
+        what: "with actions: who issues the jobs' identity tokens (default GitHub's, or GHE_HOST's)",
+      },
     ],
   },
   {
@@ -125,6 +142,13 @@ export interface ServeSettings {
   leaseMs: number;
   /** FORGE_IDLE_TIMEOUT and FORGE_VERIFY_TIMEOUT, as for `forge run` (runner-limits.ts). */
   limits: RunnerLimits;
+  /** FORGE_RUNNER=actions: role steps run as jobs of the repository's forgechain workflow. */
+  actions?: {
+    workflowPath: string;
+    reportTimeoutMs: number;
+    /** The OIDC issuer whose tokens the jobs report with. */
+    issuer: string;
+  };
 }
 
 export class ServeConfigError extends Error {
@@ -170,5 +194,40 @@ export function readServeSettings(env: Record<string, string | undefined>): Serv
     gitBase: gitWebBase(env),
     stepTimeoutMs: int("FORGE_STEP_TIMEOUT_MS", 1000, 24 * 3600_000),
     leaseMs: int("FORGE_LEASE_MS", 1000, 600_000) ?? 15_000,
+    ...actionsSettings(env, int),
+  };
+}
+
+const WORKFLOW_PATH = /^\.github\/workflows\/[A-Za-z0-9_.-]+\.ya?ml$/;
+
+function actionsSettings(
+  env: Record<string, string | undefined>,
+  int: (name: string, min: number, max: number) => number | undefined,
+): Pick<ServeSettings, "actions"> {
+  const runner = env.FORGE_RUNNER || "local";
+  if (runner !== "local" && runner !== "actions") {
+    throw new ServeConfigError(`FORGE_RUNNER=${runner}: local or actions`);
+  }
+  if (runner === "local") return {};
+  const workflowPath = env.FORGE_ACTIONS_WORKFLOW || ".github/workflows/forgechain.yml";
+  if (!WORKFLOW_PATH.test(workflowPath)) {
+    throw new ServeConfigError(
+      `FORGE_ACTIONS_WORKFLOW=${workflowPath}: a workflow file, e.g. .github/workflows/forgechain.yml`,
+    );
+  }
+  const issuer =
+    env.FORGE_ACTIONS_OIDC_ISSUER ||
+    (env.GHE_HOST
+      ? ghesActionsIssuer(env.GHE_HOST)
+      : "https://token.actions.githubusercontent.com");
+  if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(issuer)) {
+    throw new ServeConfigError(`FORGE_ACTIONS_OIDC_ISSUER=${issuer}: an http(s) URL`);
+  }
+  return {
+    actions: {
+      workflowPath,
+      issuer: issuer.replace(/\/+$/, ""),
+      reportTimeoutMs: int("FORGE_ACTIONS_TIMEOUT_MS", 1000, 24 * 3600_000) ?? 3600_000,
+    },
   };
 }

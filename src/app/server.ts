@@ -15,6 +15,7 @@ import { loadGateKey } from "../seal/index.js";
 import { forgeHome } from "../store/forge-home.js";
 import { openStore } from "../store/open-store.js";
 import { PgJournal } from "../store/pg-journal.js";
+import { stepReportHandler } from "./actions-routes.js";
 import { forgeApp } from "./app.js";
 import { composeServices } from "./compose.js";
 import { probotInstallations } from "./installations.js";
@@ -88,10 +89,17 @@ export async function startForgeServer(opts: ForgeServerOptions): Promise<ForgeS
         ...(settings.stepTimeoutMs ? { stepTimeoutMs: settings.stepTimeoutMs } : {}),
         limits: settings.limits,
         ...(lease ? { lease } : {}),
+        ...(settings.actions ? { actions: settings.actions } : {}),
         ...(opts.stickyDelayMs !== undefined ? { stickyDelayMs: opts.stickyDelayMs } : {}),
       });
       await services.index.rebuild();
       await forgeApp(services)(app, options);
+      // The jobs' two routes, only where steps run on Actions: nothing else answers them.
+      if (settings.actions) {
+        options.addHandler(
+          stepReportHandler({ store, logger, verify: { issuer: settings.actions.issuer } }),
+        );
+      }
       const recovered = await services.engine.recover();
       if (lease) sweep = sweepForOrphans(services, lease, logger);
       logger.info(
@@ -99,6 +107,7 @@ export async function startForgeServer(opts: ForgeServerOptions): Promise<ForgeS
           forgeHome: home,
           gateKey: key.source,
           box: settings.box,
+          runner: settings.actions ? `actions (${settings.actions.workflowPath})` : "local",
           recovered: recovered.length,
           ...(lease ? { lease: lease.owner } : {}),
         },

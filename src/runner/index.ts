@@ -4,6 +4,18 @@ export { currentValidity, ensureBoxProof } from "./box-gate.js";
 export { GitError, git } from "./git.js";
 export { gitRunnerIn } from "./git-runner.js";
 export { createLocalRunner, type LocalRunnerOptions } from "./local-runner.js";
+export {
+  ensureRunWork,
+  fetchWork,
+  type HandedState,
+  handedState,
+  isPushedWork,
+  type PushedWork,
+  pushWork,
+  takeHandedState,
+  workDiff,
+  workRefOf,
+} from "./remote-work.js";
 export { runRepos } from "./run-repos.js";
 export { RunnerLimitError, type RunnerLimits, runnerLimits } from "./runner-limits.js";
 export { buildSnapshotContent } from "./snapshot-content.js";

@@ -74,6 +74,12 @@ export interface LocalRunnerOptions {
    * in bwrap boxes, which die with the runner (--die-with-parent) if it never gets to kill one.
    */
   warmStart?: boolean;
+  /**
+   * Run the repository's `setup:` commands in prepareRun (default true). False where the steps
+   * run on other machines (Actions jobs), each running the setup itself: here prepareRun only
+   * measures the base.
+   */
+  runSetup?: boolean;
 }
 
 export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
@@ -261,7 +267,7 @@ export function createLocalRunner(opts: LocalRunnerOptions): StepRunner {
 
   /** The setup phase (setup-phase.ts): once per run, before its first step. */
   async function prepareRun({ run }: { run: RunRecord }): Promise<RunPreparation> {
-    const commands = opts.config ? setupToRun(opts.config) : [];
+    const commands = opts.config && opts.runSetup !== false ? setupToRun(opts.config) : [];
     const g = await runs.get(run);
     const runPatch = { baseSha: g.base.baseSha, branch: branchOf(run) };
     const modeEvent = egress.modeEvent();

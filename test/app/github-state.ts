@@ -53,9 +53,21 @@ export interface GitHubState {
   issues: Map<number, { title: string; body: string; isPullRequest?: boolean }>;
   /** Installation tokens issued, newest last. */
   tokens: string[];
+  /** workflow_dispatch requests, oldest first; `onDispatch` is told of each (the runner). */
+  dispatches: Dispatch[];
+  onDispatch?: (d: Dispatch) => void;
   handle(method: string, path: string, body: unknown): { status: number; body: unknown };
   commentsOn(issue: number): FakeComment[];
   checksFor(headSha: string): FakeCheckRun[];
+}
+
+export interface Dispatch {
+  owner: string;
+  repo: string;
+  /** The workflow file's name or id, as in the path. */
+  workflow: string;
+  ref: string;
+  inputs: Record<string, string>;
 }
 
 const json = (status: number, body: unknown) => ({ status, body });
@@ -77,6 +89,7 @@ export function createGitHubState(
     graphql: [],
     issues: new Map(),
     tokens: [],
+    dispatches: [],
     handle,
     commentsOn: (issue) => state.comments.filter((c) => c.issue === issue),
     checksFor: (sha) => state.checkRuns.filter((c) => c.headSha === sha),
@@ -143,6 +156,22 @@ export function createGitHubState(
     (m: RegExpExecArray, url: URL, b: Json) => { status: number; body: unknown },
   ];
   const routes: Route[] = [
+    [
+      "POST",
+      /^\/repos\/([^/]+)\/([^/]+)\/actions\/workflows\/([^/]+)\/dispatches$/,
+      (m, _u, b) => {
+        const d: Dispatch = {
+          owner: m[1] ?? "",
+          repo: m[2] ?? "",
+          workflow: decodeURIComponent(m[3] ?? ""),
+          ref: String(b.ref ?? ""),
+          inputs: (b.inputs ?? {}) as Record<string, string>,
+        };
+        state.dispatches.push(d);
+        state.onDispatch?.(d);
+        return json(204, undefined);
+      },
+    ],
     [
       "POST",
       /^\/app\/installations\/\d+\/access_tokens$/,
