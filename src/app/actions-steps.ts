@@ -19,7 +19,7 @@ import type { DispatchedStep } from "./step-reports.js";
 export const DISPATCHED_EVENT = "actions.step.dispatched";
 export const REPORTED_EVENT = "actions.step.reported";
 export const REPORT_REFUSED_EVENT = "actions.report.refused";
-export const DEFAULT_WORKFLOW = ".github/workflows/forgechain.yml";
+export const DEFAULT_WORKFLOW = ".github/workflows/forgechain-steps.yml";
 
 export interface ActionsStepsOptions {
   store: JournalStore;

@@ -6,6 +6,7 @@
 import type { BoxKind } from "../boxes/types.js";
 import { ghesActionsIssuer } from "../github/index.js";
 import { RunnerLimitError, type RunnerLimits, runnerLimits } from "../runner/index.js";
+import { DEFAULT_WORKFLOW } from "./actions-steps.js";
 import { gitWebBase } from "./git-auth.js";
 import { parseTrustedList } from "./trust.js";
 
@@ -88,7 +89,7 @@ export const SERVE_ENV: ReadonlyArray<{ group: string; vars: EnvVar[] }> = [
       },
       {
         name: "FORGE_ACTIONS_WORKFLOW",
-        what: "with actions: the workflow file (default .github/workflows/forgechain.yml)",
+        what: "with actions: the workflow file (default .github/workflows/forgechain-steps.yml)",
       },
       {
         name: "FORGE_ACTIONS_TIMEOUT_MS",
@@ -209,10 +210,10 @@ function actionsSettings(
     throw new ServeConfigError(`FORGE_RUNNER=${runner}: local or actions`);
   }
   if (runner === "local") return {};
-  const workflowPath = env.FORGE_ACTIONS_WORKFLOW || ".github/workflows/forgechain.yml";
+  const workflowPath = env.FORGE_ACTIONS_WORKFLOW || DEFAULT_WORKFLOW;
   if (!WORKFLOW_PATH.test(workflowPath)) {
     throw new ServeConfigError(
-      `FORGE_ACTIONS_WORKFLOW=${workflowPath}: a workflow file, e.g. .github/workflows/forgechain.yml`,
+      `FORGE_ACTIONS_WORKFLOW=${workflowPath}: a workflow file, e.g. .github/workflows/forgechain-steps.yml`,
     );
   }
   const issuer =

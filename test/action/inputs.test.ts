@@ -62,6 +62,10 @@ describe("readInputs", () => {
     [{ INPUT_TRIGGER_LABEL: "a,b" }, /trigger_label "a,b" is not a label name/],
     [{ INPUT_CLAUDE_VERSION: "latest" }, /claude_version "latest" is not a version/],
     [{ INPUT_GATE_SECRET: "short-secret" }, /gate_secret is shorter than 32 characters/],
+    [
+      { INPUT_FORGE_URL: "ftp://forge.example" },
+      /forge_url "ftp:\/\/forge.example" is not the App's URL/,
+    ],
   ])("refuses %j, naming the input", (over, message) => {
     const env = { INPUT_GITHUB_TOKEN: TOKEN, ...over } as Record<string, string>;
     if (!("INPUT_GITHUB_TOKEN" in over) && Object.keys(over).length === 0)

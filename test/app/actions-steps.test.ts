@@ -29,7 +29,7 @@ import { validOutput } from "../roles/output-schema-fixtures.js";
 const OWNER = "octo-org";
 const REPO = "widgets";
 const FULL = `${OWNER}/${REPO}`;
-const DISPATCH = `/repos/${OWNER}/${REPO}/actions/workflows/forgechain.yml/dispatches`;
+const DISPATCH = `/repos/${OWNER}/${REPO}/actions/workflows/forgechain-steps.yml/dispatches`;
 
 let iss: TestIssuer;
 let route: Server;
@@ -204,6 +204,33 @@ describe("role steps on Actions jobs (the App's side)", () => {
     const finished = (await store.events(run.id)).find((e) => e.type === "step.finished");
     expect(JSON.stringify(finished?.data)).toContain("the agent timed out");
     expect((await store.getSteps(run.id))[0]?.state).toBe("failed");
+  });
+
+  it("a job that sends a kind of event only the engine or the App writes FAILs its step", async () => {
+    const { engine, run } = await setup();
+    const driven = engine.drive(run.id);
+    await dispatches(1);
+    const accepted = await report({
+      token: await token(run.id, 0, 1),
+      runId: run.id,
+      index: 0,
+      attempt: 1,
+      result: {
+        agentOutput: validOutput("architect"),
+        failures: [],
+        events: [
+          { type: "step.wrote", data: { files: [] } },
+          { type: "protected.touched", data: { files: [] } },
+        ],
+      },
+    });
+    expect(accepted.status).toBe(202);
+    const done = await driven;
+    expect(done.state).toBe("failed");
+    const events = await store.events(run.id);
+    const finished = events.find((e) => e.type === "step.finished");
+    expect(JSON.stringify(finished?.data)).toContain("not a kind of fact a step's runner journals");
+    expect(events.some((e) => e.type === "protected.touched")).toBe(false);
   });
 
   it("refuses forged, foreign, misdirected and replayed reports, each journaled on the run; the step keeps waiting", async () => {

@@ -177,7 +177,7 @@ describe("role steps on GitHub Actions runners", () => {
     // One dispatch per role, on the base branch, with nothing but the step's coordinates.
     expect(state.dispatches.map((d) => d.inputs.forge_step)).toEqual(["0", "1", "2", "3"]);
     for (const d of state.dispatches) {
-      expect(d.workflow).toBe("forgechain.yml");
+      expect(d.workflow).toBe("forgechain-steps.yml");
       expect(d.ref).toBe("main");
       expect(Object.keys(d.inputs).sort()).toEqual(["forge_attempt", "forge_run", "forge_step"]);
     }
