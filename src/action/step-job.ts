@@ -5,22 +5,25 @@
 // builder's work to the run's work ref with the workflow's token, and reports what it measured
 // with a second token. It decides nothing: the App checks the token, recomputes the diff from
 // the pushed work and judges the step.
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { createAppRunner } from "../app/app-runner.js";
+import { createAppRunner, frozenConfig } from "../app/app-runner.js";
 import { gitAuthEnv, repoRemote } from "../app/git-auth.js";
 import type { StepInput, StepResult } from "../chain/ports.js";
 import type { RunRecord } from "../chain/types.js";
 import { stepAudience } from "../github/index.js";
 import {
+  ensureBoxProof,
   fetchWork,
+  git,
   handedState,
   isPushedWork,
   pushWork,
   takeHandedState,
   workRefOf,
 } from "../runner/index.js";
+import { openJournal } from "../store/sqlite-journal.js";
 import type { ActionInputs, ActionRuntime } from "./inputs.js";
 import { ActionInputError } from "./inputs.js";
 import { jobLogger } from "./job-log.js";
@@ -183,9 +186,12 @@ async function runOneStep(
   });
   const signal = new AbortController().signal;
   const progress = () => {};
-  const prepared = await runner.prepareRun?.({ run, signal, progress });
+  const unproved = await proveRunnerBox(d, home, run, env, auth);
+  const prepared = unproved ? null : await runner.prepareRun?.({ run, signal, progress });
   let result: StepResult;
-  if (prepared && !prepared.ok) {
+  if (unproved) {
+    result = { failures: [unproved], events: [] };
+  } else if (prepared && !prepared.ok) {
     result = { failures: prepared.reasons, events: prepared.events };
   } else {
     const step = input.job as unknown as Pick<
@@ -213,6 +219,44 @@ async function runOneStep(
     ...(work ? { work } : {}),
     state: await handedState(runDir),
   };
+}
+
+/**
+ * This runner's box, proved as `forge serve` proves its own before a run (the toolbox, the
+ * box's contract, the repository's setup and controls on a clean clone, the egress doors, each
+ * role's enforcement): a runner is a machine forgechain has not seen. Null when it may run.
+ */
+async function proveRunnerBox(
+  d: StepJobDeps,
+  home: string,
+  run: RunRecord,
+  env: Env,
+  auth: Record<string, string>,
+): Promise<string | null> {
+  const source = join(home, "proof", "repo.git");
+  if (!existsSync(source)) {
+    await git(["clone", "--quiet", "--bare", "--", run.repo.remote, source], {
+      cwd: home,
+      env: auth,
+    });
+  }
+  const store = openJournal(join(home, "proof", "journal.db"));
+  try {
+    const proof = await ensureBoxProof({
+      store,
+      repo: source,
+      box: "bwrap",
+      config: frozenConfig(run),
+      root: d.installRoot,
+      forgeHome: home,
+      env,
+      ownWork: false,
+    });
+    if (proof.proved) d.out(`forgechain: proved this runner's box\n`);
+    return proof.failure ? `this runner's box cannot run the step: ${proof.failure}` : null;
+  } finally {
+    await store.close();
+  }
 }
 
 /** An identity token for `audience`, as actions/core's getIDToken asks the runner for one. */

@@ -143,7 +143,9 @@ export function composeServices(input: ComposeInput): AppServices {
     reporter,
     queue: createJobQueue({ concurrency: input.jobConcurrency ?? 2, logger }),
     deliveries: new RecentDeliveries(),
-    boxGate: input.boxGate ?? realBoxGate(settings, store),
+    // With steps on Actions no agent runs here: each job proves its own runner's box.
+    boxGate:
+      input.boxGate ?? (input.actions ? { check: async () => null } : realBoxGate(settings, store)),
     snapshots: input.snapshots ?? realSnapshots(settings),
     triggerLabels: new Map(),
     logger,

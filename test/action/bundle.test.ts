@@ -28,6 +28,7 @@ describe("the packaged Action", () => {
         "anthropic_api_key",
         "claude_code_oauth_token",
         "claude_version",
+        "forge_url",
         "gate_secret",
         "github_token",
         "review_label",

@@ -81,6 +81,7 @@ describe("action.yml", () => {
         "anthropic_api_key",
         "claude_code_oauth_token",
         "claude_version",
+        "forge_url",
         "gate_secret",
         "github_token",
         "review_label",
@@ -91,5 +92,8 @@ describe("action.yml", () => {
       ["branch", "gate", "pull_request", "run_id", "verdict"].sort(),
     );
     expect(actionYml.runs).toEqual({ using: "node24", main: "dist/index.js" });
+    // Each input has its row in the docs' table.
+    const doc = readFileSync(join(REPO_ROOT, "docs", "github-action.md"), "utf8");
+    for (const name of Object.keys(actionYml.inputs)) expect(doc).toContain(`| \`${name}\``);
   });
 });

@@ -182,6 +182,8 @@ describe("role steps on GitHub Actions runners", () => {
       expect(Object.keys(d.inputs).sort()).toEqual(["forge_attempt", "forge_run", "forge_step"]);
     }
     expect(codes).toEqual([0, 0, 0, 0]);
+    // Each runner is a machine forgechain has not seen: each job proved its box first.
+    for (const j of jobs) expect(j.log.join("")).toContain("proved this runner's box");
     const runId = state.dispatches[0]?.inputs.forge_run ?? "";
 
     // The builder's job pushed its work under the run's work ref; the App pushed the branch on it.
@@ -286,7 +288,9 @@ describe("role steps on GitHub Actions runners", () => {
     );
     expect(failed.body).toContain("sent no report");
     expect(state.dispatches.slice(before).map((x) => x.inputs.forge_step)).toEqual(["0", "0"]);
-    const check = state.checkRuns.find((c) => c.name === "forge/architect" && c.conclusion);
+    const check = state.checkRuns.find(
+      (c) => c.name === "forge/architect" && c.externalId === runId && c.conclusion,
+    );
     expect(check?.conclusion).toBe("failure");
     const journal = openJournal(join(root, "home-silent", "journal.db"));
     try {
