@@ -1,7 +1,15 @@
 // `forge serve`'s choice of where role steps run: the local boxes by default, Actions jobs with
 // FORGE_RUNNER=actions; a wrong value stops the server, naming the variable and what it takes.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readServeSettings, ServeConfigError } from "../../src/app/serve-config.js";
+import {
+  readServeSettings,
+  SERVE_ENV,
+  ServeConfigError,
+  serveHelpText,
+} from "../../src/app/serve-config.js";
+import { REPO_ROOT } from "../harness/claude-run.js";
 
 describe("FORGE_RUNNER", () => {
   it("runs steps here unless told otherwise", () => {
@@ -40,5 +48,15 @@ describe("FORGE_RUNNER", () => {
   ])("refuses %j", (env, message) => {
     expect(() => readServeSettings(env)).toThrow(ServeConfigError);
     expect(() => readServeSettings(env)).toThrow(message);
+  });
+});
+
+describe("forge serve --help and .env.example", () => {
+  it("name the same forgechain variables", () => {
+    const example = readFileSync(join(REPO_ROOT, ".env.example"), "utf8");
+    const ours = SERVE_ENV.find((g) => g.group === "forgechain")?.vars ?? [];
+    expect(ours.length).toBeGreaterThan(10);
+    for (const v of ours) expect(example, v.name).toMatch(new RegExp(`^#? ?${v.name}=`, "m"));
+    expect(serveHelpText()).toContain("FORGE_RUNNER");
   });
 });
