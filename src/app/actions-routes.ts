@@ -13,6 +13,7 @@ import type { JournalStore, Logger } from "../chain/ports.js";
 import { type ActionsTokenDeps, IssuerKeysUnavailableError } from "../github/index.js";
 import { redactSecrets } from "../secrets/index.js";
 import {
+  PICKED_EVENT,
   REPORT_REFUSED_EVENT,
   REPORTED_EVENT,
   stepJobInput,
@@ -135,8 +136,9 @@ async function stepInput(
     return [400, { message: "index and attempt are integers" }];
   }
   const { store } = deps;
+  let authorized: Awaited<ReturnType<typeof authorizeStepJob>>;
   try {
-    const authorized = await authorizeStepJob(job, {
+    authorized = await authorizeStepJob(job, {
       dispatched: (runId, index, attempt) => waitingStep(store, runId, index, attempt),
       store,
       ...(deps.verify ? { verify: deps.verify } : {}),
@@ -153,7 +155,17 @@ async function stepInput(
     return [503, { message: `${err.message}; ask again` }];
   }
   const input = await stepJobInput(store, job.runId, job.index, job.attempt);
-  return input ? [200, input] : [409, { message: "the step has no input to give" }];
+  if (!input) return [409, { message: "the step has no input to give" }];
+  // Which workflow run took the step: the one to cancel if the App stops waiting for it.
+  await store.transition(job.runId, {
+    events: [
+      {
+        type: PICKED_EVENT,
+        data: { index: job.index, attempt: job.attempt, workflowRunId: authorized.claims.runId },
+      },
+    ],
+  });
+  return [200, input];
 }
 
 /** A refusal goes on the run it names, if that run exists: whoever watches the run sees it. */

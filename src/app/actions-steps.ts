@@ -18,6 +18,7 @@ import type { DispatchedStep } from "./step-reports.js";
 
 export const DISPATCHED_EVENT = "actions.step.dispatched";
 export const REPORTED_EVENT = "actions.step.reported";
+export const PICKED_EVENT = "actions.step.picked";
 export const REPORT_REFUSED_EVENT = "actions.report.refused";
 export const DEFAULT_WORKFLOW = ".github/workflows/forgechain-steps.yml";
 
@@ -145,7 +146,10 @@ export function createActionsSteps(o: ActionsStepsOptions): {
         signal: input.signal,
       });
     }
-    if (report === "cancelled") return { failures: ["the step was cancelled"], events: [] };
+    if (report === "cancelled") {
+      const stopped = await cancelJob(o.store, port, ctx, input);
+      return { failures: ["the step was cancelled", ...(stopped ? [stopped] : [])], events: [] };
+    }
     if (report === "timeout") {
       const minutes = Math.round(timeoutMs / 6000) / 10;
       return {
@@ -176,6 +180,35 @@ export function createActionsSteps(o: ActionsStepsOptions): {
   }
 
   return { runStep };
+}
+
+/**
+ * Cancels the workflow run that picked the step up, if one did: nobody waits for its report.
+ * Returns why it could not be cancelled, or null.
+ */
+async function cancelJob(
+  store: JournalStore,
+  port: Awaited<ReturnType<Installations["port"]>>,
+  ctx: { owner: string; repo: string },
+  input: Pick<StepInput, "run" | "index" | "attempt">,
+): Promise<string | null> {
+  const picked = (await store.eventsOfType(input.run.id, [PICKED_EVENT])).filter(
+    (e) => e.data.index === input.index && e.data.attempt === input.attempt,
+  );
+  const ids = [...new Set(picked.map((e) => Number(e.data.workflowRunId)))].filter(
+    (id) => Number.isSafeInteger(id) && id > 0,
+  );
+  const failed: string[] = [];
+  for (const workflowRunId of ids) {
+    try {
+      await port.cancelWorkflowRun({ owner: ctx.owner, repo: ctx.repo, workflowRunId });
+    } catch (error) {
+      failed.push(`workflow run ${workflowRunId}: ${(error as Error).message}`);
+    }
+  }
+  return failed.length > 0
+    ? `its Actions job could not be cancelled (${failed.join("; ")}): cancel it on the Actions tab`
+    : null;
 }
 
 /** The part of a step's input a job runs it from (the run itself is read from the journal). */

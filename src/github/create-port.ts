@@ -11,7 +11,7 @@ import { getIssue } from "./issues.js";
 import { getPermission } from "./permission.js";
 import type { GitHubPort } from "./port.js";
 import { disableAutoMerge, openDraftPullRequest, updatePullRequest } from "./pulls.js";
-import { dispatchWorkflow } from "./workflows.js";
+import { cancelWorkflowRun, dispatchWorkflow } from "./workflows.js";
 
 export interface GitHubPortOptions {
   /** Probot's `context.octokit` (or any ProbotOctokit): throttling and retry plugins on. */
@@ -49,5 +49,6 @@ export function createGitHubPort(options: GitHubPortOptions): GitHubPort {
     getIssue: getIssue(ctx),
     postReply: postReply(ctx),
     dispatchWorkflow: dispatchWorkflow(ctx),
+    cancelWorkflowRun: cancelWorkflowRun(ctx),
   };
 }

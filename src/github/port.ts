@@ -124,6 +124,9 @@ export interface GitHubPort {
     input: RepoCoords & { workflowPath: string; ref: string; inputs: Record<string, string> },
   ): Promise<void>;
 
+  /** Cancels a workflow run (a step's job the App no longer waits for). */
+  cancelWorkflowRun(input: RepoCoords & { workflowRunId: number }): Promise<void>;
+
   /** A short reply on an issue or PR (refusals, help, status). */
   postReply(
     input: RepoCoords & { issueNumber: number; body: string },

@@ -25,3 +25,23 @@ export function dispatchWorkflow(ctx: PortContext): GitHubPort["dispatchWorkflow
     }
   };
 }
+
+/**
+ * Cancels a workflow run. A run that already ended answers 409: nothing is left to cancel, and
+ * that is no error.
+ */
+export function cancelWorkflowRun(ctx: PortContext): GitHubPort["cancelWorkflowRun"] {
+  return async ({ owner, repo, workflowRunId }) => {
+    try {
+      await ctx.octokit.rest.actions.cancelWorkflowRun({
+        owner,
+        repo,
+        run_id: workflowRunId,
+        request: requestOptions(ctx, "once"),
+      });
+    } catch (error) {
+      if ((error as { status?: number }).status === 409) return;
+      throw toGitHubError("cancelWorkflowRun", error);
+    }
+  };
+}

@@ -299,6 +299,23 @@ describe("role steps on Actions jobs (the App's side)", () => {
     await driven;
   });
 
+  it("a cancelled run cancels the workflow run that picked its step up", async () => {
+    const { engine, run } = await setup();
+    const cancel = `/repos/${OWNER}/${REPO}/actions/runs/777/cancel`;
+    gh.on("POST", cancel, { status: 202, body: {} });
+    const driven = engine.drive(run.id);
+    await dispatches(1);
+    // The job (workflow run 777, as its token says) took the step's input, then the run stops.
+    expect((await input(run.id, 0, 1, await token(run.id, 0, 1))).status).toBe(200);
+    await engine.cancel(run.id, "a human cancelled it");
+    await driven;
+    const sent = gh.requests.filter((r) => r.pathname === cancel);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.check.ok).toBe(true);
+    const picked = (await store.events(run.id)).filter((e) => e.type === "actions.step.picked");
+    expect(picked.map((e) => e.data)).toEqual([{ index: 0, attempt: 1, workflowRunId: "777" }]);
+  });
+
   it("a job that never reports is dispatched again, then its step FAILs, saying so", async () => {
     const { engine, run } = await setup({ reportTimeoutMs: 300 });
     const done = await engine.drive(run.id);

@@ -27,3 +27,29 @@ describe("dispatchWorkflow", () => {
     expect(gh.requests).toHaveLength(1);
   });
 });
+
+describe("cancelWorkflowRun", () => {
+  const cancel = `/repos/${OWNER}/${REPO}/actions/runs/777/cancel`;
+  const run = { owner: OWNER, repo: REPO, workflowRunId: 777 };
+
+  it("cancels the workflow run; one that already ended (409) is no error", async () => {
+    const { gh, port } = setup();
+    gh.on("POST", cancel, { status: 202, body: {} });
+    await port.cancelWorkflowRun(run);
+    gh.on("POST", cancel, {
+      status: 409,
+      body: { message: "Cannot cancel a workflow run that is completed." },
+    });
+    await port.cancelWorkflowRun(run);
+    expect(gh.requests.map((r) => r.pathname)).toEqual([cancel, cancel]);
+  });
+
+  it("throws anything else, typed", async () => {
+    const { gh, port } = setup();
+    gh.on("POST", cancel, {
+      status: 403,
+      body: { message: "Resource not accessible by integration" },
+    });
+    await expect(port.cancelWorkflowRun(run)).rejects.toBeInstanceOf(GitHubError);
+  });
+});
