@@ -152,9 +152,12 @@ export function createActionsSteps(o: ActionsStepsOptions): {
     }
     if (report === "timeout") {
       const minutes = Math.round(timeoutMs / 6000) / 10;
+      // A job that took the step but never reported would run on for nobody.
+      const stopped = await cancelJob(o.store, port, ctx, input);
       return {
         failures: [
           `the Actions job for ${role} (attempt ${attempt}) sent no report within ${minutes} min, dispatched ${dispatches} times: see the repository's ${workflowPath} runs`,
+          ...(stopped ? [stopped] : []),
         ],
         events: [],
       };

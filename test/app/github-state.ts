@@ -56,6 +56,8 @@ export interface GitHubState {
   /** workflow_dispatch requests, oldest first; `onDispatch` is told of each (the runner). */
   dispatches: Dispatch[];
   onDispatch?: (d: Dispatch) => void;
+  /** Workflow runs cancelled, by id. */
+  cancelledRuns: number[];
   handle(method: string, path: string, body: unknown): { status: number; body: unknown };
   commentsOn(issue: number): FakeComment[];
   checksFor(headSha: string): FakeCheckRun[];
@@ -90,6 +92,7 @@ export function createGitHubState(
     issues: new Map(),
     tokens: [],
     dispatches: [],
+    cancelledRuns: [],
     handle,
     commentsOn: (issue) => state.comments.filter((c) => c.issue === issue),
     checksFor: (sha) => state.checkRuns.filter((c) => c.headSha === sha),
@@ -156,6 +159,14 @@ export function createGitHubState(
     (m: RegExpExecArray, url: URL, b: Json) => { status: number; body: unknown },
   ];
   const routes: Route[] = [
+    [
+      "POST",
+      /^\/repos\/[^/]+\/[^/]+\/actions\/runs\/(\d+)\/cancel$/,
+      (m) => {
+        state.cancelledRuns.push(Number(m[1]));
+        return json(202, {});
+      },
+    ],
     [
       "POST",
       /^\/repos\/([^/]+)\/([^/]+)\/actions\/workflows\/([^/]+)\/dispatches$/,

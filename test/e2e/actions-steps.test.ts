@@ -288,6 +288,8 @@ describe("role steps on GitHub Actions runners", () => {
     );
     expect(failed.body).toContain("sent no report");
     expect(state.dispatches.slice(before).map((x) => x.inputs.forge_step)).toEqual(["0", "0"]);
+    // The one "job" that took the step (the token used for its input) is cancelled: nobody waits.
+    expect(state.cancelledRuns).toEqual([9099]);
     const check = state.checkRuns.find(
       (c) => c.name === "forge/architect" && c.externalId === runId && c.conclusion,
     );
