@@ -137,6 +137,11 @@ async function report(body: unknown): Promise<{ status: number; message: string 
   return { status: res.status, message: ((await res.json()) as { message: string }).message };
 }
 
+/** The first job's report (the architect's, step 0, attempt 1), signed with its own token. */
+async function architectReport(runId: string, result: Record<string, unknown>) {
+  return report({ token: await token(runId, 0, 1), runId, index: 0, attempt: 1, result });
+}
+
 async function input(runId: string, index: number, attempt: number, bearer: string) {
   const url = new URL(routeUrl.replace("step-report", "step-input"));
   url.search = new URLSearchParams({
@@ -167,17 +172,11 @@ describe("role steps on Actions jobs (the App's side)", () => {
       ref: "main",
       inputs: { forge_run: run.id, forge_step: "0", forge_attempt: "1" },
     });
-    const accepted = await report({
-      token: await token(run.id, 0, 1),
-      runId: run.id,
-      index: 0,
-      attempt: 1,
-      // What a job adds beside its measurements is not read: the engine judges the output.
-      result: {
-        agentOutput: validOutput("architect"),
-        failures: [],
-        decision: { verdict: "FAIL" },
-      },
+    // What a job adds beside its measurements is not read: the engine judges the output.
+    const accepted = await architectReport(run.id, {
+      agentOutput: validOutput("architect"),
+      failures: [],
+      decision: { verdict: "FAIL" },
     });
     expect(accepted).toEqual({ status: 202, message: "accepted" });
     await dispatches(2); // the architect passed: the builder's job is dispatched next
@@ -192,12 +191,9 @@ describe("role steps on Actions jobs (the App's side)", () => {
     const { engine, run } = await setup();
     const driven = engine.drive(run.id);
     await dispatches(1);
-    await report({
-      token: await token(run.id, 0, 1),
-      runId: run.id,
-      index: 0,
-      attempt: 1,
-      result: { agentOutput: validOutput("architect"), failures: ["the agent timed out"] },
+    await architectReport(run.id, {
+      agentOutput: validOutput("architect"),
+      failures: ["the agent timed out"],
     });
     const done = await driven;
     expect(done.state).toBe("failed");
@@ -210,19 +206,13 @@ describe("role steps on Actions jobs (the App's side)", () => {
     const { engine, run } = await setup();
     const driven = engine.drive(run.id);
     await dispatches(1);
-    const accepted = await report({
-      token: await token(run.id, 0, 1),
-      runId: run.id,
-      index: 0,
-      attempt: 1,
-      result: {
-        agentOutput: validOutput("architect"),
-        failures: [],
-        events: [
-          { type: "step.wrote", data: { files: [] } },
-          { type: "protected.touched", data: { files: [] } },
-        ],
-      },
+    const accepted = await architectReport(run.id, {
+      agentOutput: validOutput("architect"),
+      failures: [],
+      events: [
+        { type: "step.wrote", data: { files: [] } },
+        { type: "protected.touched", data: { files: [] } },
+      ],
     });
     expect(accepted.status).toBe(202);
     const done = await driven;
@@ -337,13 +327,7 @@ describe("role steps on Actions jobs (the App's side)", () => {
     // Another step's token, a forged one: nothing.
     expect((await input(run.id, 0, 1, await token(run.id, 1, 1))).status).toBe(403);
     expect((await input(run.id, 0, 1, "not.a.token")).status).toBe(403);
-    await report({
-      token: await token(run.id, 0, 1),
-      runId: run.id,
-      index: 0,
-      attempt: 1,
-      result: { agentOutput: validOutput("architect"), failures: [] },
-    });
+    await architectReport(run.id, { agentOutput: validOutput("architect"), failures: [] });
     await dispatches(2);
     const second = await input(run.id, 1, 1, await token(run.id, 1, 1));
     expect(second.status).toBe(200);

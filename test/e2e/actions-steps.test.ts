@@ -27,6 +27,7 @@ import { KID, signToken, startIssuer, type TestIssuer } from "../github/oidc-iss
 import { ensureBuilt } from "../harness/build.js";
 import { REPO_ROOT } from "../harness/claude-run.js";
 import { assertMatchesOpenApi } from "../harness/openapi-check.js";
+import { waitFor as waitUntil } from "../harness/wait-for.js";
 
 let root: string;
 let bare: string;
@@ -113,21 +114,16 @@ function runJob(d: Dispatch): void {
   jobs.push({ dispatch: d, child, code, log });
 }
 
-async function waitFor<T>(what: string, fn: () => T | undefined | null | false, ms = 240_000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > until) {
-      const logs = [...serves.flatMap((s) => s.logs), ...jobs.flatMap((j) => j.log)];
-      const api = fake.api.map((r) => `${r.status} ${r.method} ${r.pathname}`);
-      const said = state.comments.map((c) => `#${c.issue}: ${c.body.slice(0, 600)}`);
-      const tail = [...api, ...said, ...logs].slice(-80).map((l) => l.slice(0, 600));
-      throw new Error(`timed out waiting for ${what}\n${tail.join("\n")}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/** What a timed-out wait shows: the API calls, the comments, the App's and the jobs' logs. */
+function tail(): string[] {
+  const logs = [...serves.flatMap((s) => s.logs), ...jobs.flatMap((j) => j.log)];
+  const api = fake.api.map((r) => `${r.status} ${r.method} ${r.pathname}`);
+  const said = state.comments.map((c) => `#${c.issue}: ${c.body.slice(0, 600)}`);
+  return [...api, ...said, ...logs].slice(-80).map((l) => l.slice(0, 600));
 }
+
+const waitFor = <T>(what: string, fn: () => T | undefined | null | false, ms?: number) =>
+  waitUntil(what, fn, tail, ms);
 
 async function serveWithActions(name: string, env: Record<string, string> = {}) {
   const s = await startServeProcess({

@@ -17,6 +17,7 @@ import { type ServeProcess, startServeProcess } from "../app/serve-process.js";
 import { ensureBuilt } from "../harness/build.js";
 import { REPO_ROOT } from "../harness/claude-run.js";
 import { assertMatchesOpenApi } from "../harness/openapi-check.js";
+import { waitFor as waitUntil } from "../harness/wait-for.js";
 
 let root: string;
 let state: GitHubState;
@@ -26,20 +27,8 @@ let serve: ServeProcess;
 let bare: string;
 const forgeHome = () => join(root, "forge-home");
 
-async function waitFor<T>(
-  what: string,
-  fn: () => T | undefined | null | false,
-  ms = 240_000,
-): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > until)
-      throw new Error(`timed out waiting for ${what}\n${shortLogs().join("\n")}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const waitFor = <T>(what: string, fn: () => T | undefined | null | false, ms?: number) =>
+  waitUntil(what, fn, shortLogs, ms);
 
 /** The server's log lines as `level msg {err}`, without the payloads Probot logs. */
 function shortLogs(): string[] {
