@@ -22,6 +22,7 @@ import {
 import { ensureBuilt } from "../harness/build.js";
 import { assertMatchesOpenApi } from "../harness/openapi-check.js";
 import { type PostgresServer, startPostgres } from "../harness/postgres.js";
+import { waitFor as waitUntil } from "../harness/wait-for.js";
 
 let root: string;
 let pgServer: PostgresServer;
@@ -44,18 +45,9 @@ function replica(): Promise<ServeProcess> {
   });
 }
 
-async function waitFor<T>(what: string, fn: () => T | undefined | null | false, ms = 240_000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > until) {
-      const tail = [...(a?.logs ?? []), ...(b?.logs ?? [])].slice(-40).map((l) => l.slice(0, 300));
-      throw new Error(`timed out waiting for ${what}\n${tail.join("\n")}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const tail = () => [...(a?.logs ?? []), ...(b?.logs ?? [])].slice(-40).map((l) => l.slice(0, 300));
+const waitFor = <T>(what: string, fn: () => T | undefined | null | false, ms?: number) =>
+  waitUntil(what, fn, tail, ms);
 
 beforeAll(async () => {
   ensureBuilt();
@@ -85,10 +77,14 @@ describe("two forge serve replicas on one PostgreSQL journal", () => {
       state
         .commentsOn(30)
         .filter((c) => c.body.includes("/forge respond") && !c.body.startsWith("<!--"));
+    // The deliveries come from ten installations, as an App serves many. Octokit's throttle
+    // spaces one installation's notifying writes (a comment) 3 s apart in each process, so 100
+    // replies on a single installation would time that throttle, not the replicas.
     for (let batch = 0; batch < 10; batch++) {
       const sent = await Promise.all(
         Array.from({ length: 10 }, async (_, i) => {
           const payload = commentCreated({ author: "alice", number: 30, body: "/forge help" });
+          payload.installation = { ...(payload.installation as object), id: 4200 + i };
           const id = `replicas-${batch}-${i}`;
           return Promise.all([
             a.deliver("issue_comment", payload, { id }),
