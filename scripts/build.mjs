@@ -1,7 +1,23 @@
 // Bundles the CLI with esbuild. Two entries: the guard is its own small bundle because it
 // runs on every tool call of every agent and must start close to bare `node`; everything
 // else lives in cli.js. Dependencies stay external (native modules, wasm files).
-import { build } from "esbuild";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { build as esbuild } from "esbuild";
+
+// Each output is written beside its place and renamed over it: a process that loads a bundle
+// while a build runs (a server during `npm run build`, an agent's hook while `npm pack` runs
+// prepare in a test) reads the old file or the new one, never half of one.
+async function build(options) {
+  const result = await esbuild({ ...options, write: false });
+  for (const file of result.outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    const temp = `${file.path}.${process.pid}.tmp`;
+    writeFileSync(temp, file.contents);
+    renameSync(temp, file.path);
+  }
+  return result;
+}
 
 const common = {
   bundle: true,
