@@ -2,7 +2,8 @@
 // package ships what it needs (its bundles, settings, roles, the demo repository, the pinned
 // claude binary) and finds them from its own location, not from the working directory.
 import { execFile } from "node:child_process";
-import { chmodSync, mkdirSync, readdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
@@ -14,6 +15,39 @@ const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
+
+/**
+ * A binary mirror for better-sqlite3's prebuilt module, as teams behind a firewall run one
+ * (prebuild-install reads `npm_config_better_sqlite3_binary_host`): it serves the module this
+ * checkout's `npm ci` built for this machine. A user's install downloads that prebuild from
+ * GitHub, which this machine cannot reach; without the mirror the install compiles SQLite from
+ * source, minutes of CPU that measure the compiler, not the package. When the checkout has no
+ * built module the install still compiles.
+ */
+async function prebuildMirror(
+  dir: string,
+): Promise<{ url: string; hits: string[]; server: Server }> {
+  const release = join(root, "node_modules", "better-sqlite3", "build", "Release");
+  const hits: string[] = [];
+  let tarball: Buffer | undefined;
+  if (existsSync(join(release, "better_sqlite3.node"))) {
+    const file = join(dir, "prebuild.tar.gz");
+    const staged = join(dir, "prebuild");
+    mkdirSync(join(staged, "build", "Release"), { recursive: true });
+    await run("cp", [join(release, "better_sqlite3.node"), join(staged, "build", "Release")]);
+    await run("tar", ["-czf", file, "-C", staged, "build"]);
+    tarball = readFileSync(file);
+  }
+  const server = createServer((req, res) => {
+    hits.push(req.url ?? "");
+    if (tarball && req.url?.endsWith(`-node-v${process.versions.modules}-linux-x64.tar.gz`)) {
+      res.writeHead(200, { "content-type": "application/gzip" }).end(tarball);
+    } else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, hits, server };
+}
 
 describe("npm install -g of the packed tarball", () => {
   it("installs a forge that runs --help, status and the demo from another directory", async () => {
@@ -34,8 +68,10 @@ describe("npm install -g of the packed tarball", () => {
     });
     const tarball = readdirSync(t.dir).find((f) => f.endsWith(".tgz"));
     expect(tarball).toBeDefined();
-    // From the npm cache when it holds the packages (`npm ci` filled it), else the registry.
-    // The native modules (better-sqlite3, tree-sitter) compile here: most of this test's time.
+    // From the npm cache when it holds the packages (`npm ci` filled it), else the registry;
+    // better-sqlite3's prebuilt module from a loopback mirror (above). tree-sitter compiles.
+    const mirror = await prebuildMirror(t.dir);
+    cleanups.push(() => mirror.server.close());
     await run(
       "npm",
       [
@@ -48,7 +84,12 @@ describe("npm install -g of the packed tarball", () => {
         "--no-fund",
         join(t.dir, tarball as string),
       ],
-      { cwd: elsewhere, timeout: 480_000, maxBuffer: 16 * 1024 * 1024 },
+      {
+        cwd: elsewhere,
+        timeout: 480_000,
+        maxBuffer: 16 * 1024 * 1024,
+        env: { ...process.env, npm_config_better_sqlite3_binary_host: mirror.url },
+      },
     );
     const forgeBin = join(prefix, "bin", "forge");
     // Nothing of the checkout on PATH: the installed forge must bring what it runs.
