@@ -79,10 +79,14 @@ function isDenyJson(stdout: string): boolean {
   } catch {
     return false;
   }
-  const out = (v as { hookSpecificOutput?: Record<string, unknown> } | null)?.hookSpecificOutput;
+  const top = (v ?? {}) as Record<string, unknown>;
+  const out = top.hookSpecificOutput as Record<string, unknown> | undefined;
+  // A plain denial, or one that also stops the agent (the role gate's): nothing else.
+  const stops = top.continue === false && isString(top.stopReason);
   return (
     !!out &&
-    Object.keys(v as object).length === 1 &&
+    typeof out === "object" &&
+    Object.keys(top).length === (stops ? 3 : 1) &&
     Object.keys(out).length === 3 &&
     out.hookEventName === "PreToolUse" &&
     out.permissionDecision === "deny" &&

@@ -33,6 +33,24 @@ export function denyJson(reason: string): string {
   })}\n`;
 }
 
+/**
+ * A denial that also ends the agent: `continue: false` makes Claude Code stop before it sends
+ * the refusal back to the model (measured on 2.1.332: no further model request, exit 0, no
+ * structured output). The role gate's violation ends the step (R7.3); the runner's kill on
+ * seeing the refusal in the stream came too late under load, after the model had the result.
+ */
+export function denyAndStopJson(reason: string): string {
+  return `${JSON.stringify({
+    continue: false,
+    stopReason: reason,
+    hookSpecificOutput: {
+      hookEventName: "PreToolUse",
+      permissionDecision: "deny",
+      permissionDecisionReason: reason,
+    },
+  })}\n`;
+}
+
 /** `--role <role>` or `--role=<role>`, nothing else. */
 export function parseGuardArgs(argv: readonly string[]): Role {
   const usage = `usage: forge guard --role <${ROLES.join("|")}>`;
@@ -58,7 +76,7 @@ export async function runGuard(
     if (decision) await io.writeStdout(denyJson(decision.deny));
     else {
       const gate = deps.roleGate ? await deps.roleGate(input) : null;
-      if (gate) await io.writeStdout(denyJson(`forge guard: ${gate}`));
+      if (gate) await io.writeStdout(denyAndStopJson(`forge guard: ${gate}`));
     }
     return 0;
   } catch (error) {

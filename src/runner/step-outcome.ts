@@ -21,6 +21,7 @@ export async function roleGateOutcome(
   stoppedBy: string | undefined,
 ): Promise<{ detail: string; ledgerLines: number } | null> {
   let lines = 0;
+  let first: string | null = null;
   let tampered: string | null = null;
   // In the agent's HOME: the agent decides what is there (read-agent-file.ts).
   const ledger = await readAgentFile(ledgerInHome, MAX_LEDGER_BYTES);
@@ -28,15 +29,33 @@ export async function roleGateOutcome(
   if (ledger.kind === "file") {
     await writeFile(keep, ledger.text);
     const check = verifyLedger(keep);
-    if (check.ok) lines = check.lines;
-    else tampered = "the role-gate ledger no longer verifies";
+    if (check.ok) {
+      lines = check.lines;
+      first = lines > 0 ? firstViolation(ledger.text) : null;
+    } else tampered = "the role-gate ledger no longer verifies";
   }
   if (!stoppedBy && lines === 0 && !tampered) return null;
   const detail = tampered
     ? `${ROLE_GATE_VIOLATION}: ${tampered}`
     : (stoppedBy?.replace(/^.*?(ROLE_GATE_VIOLATION)/s, "$1").slice(0, 300) ??
+      first ??
       `${ROLE_GATE_VIOLATION}: ${lines} violation(s) in the ledger`);
   return { detail, ledgerLines: lines };
+}
+
+/**
+ * The refusal of the ledger's first (verified) line, in the words the guard used. The guard
+ * stops the agent at a violation, so the refusal often never reaches the stream.
+ */
+function firstViolation(text: string): string | null {
+  try {
+    const line = JSON.parse(text.slice(0, text.indexOf("\n"))) as Record<string, unknown>;
+    const { role, pattern } = line;
+    if (typeof role !== "string" || typeof pattern !== "string") return null;
+    return `${ROLE_GATE_VIOLATION}: the ${role} profile denies ${pattern}`.slice(0, 300);
+  } catch {
+    return null;
+  }
 }
 
 /**

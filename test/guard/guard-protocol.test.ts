@@ -18,18 +18,27 @@ const DENY = `${JSON.stringify({
     permissionDecisionReason: "forge guard: x",
   },
 })}\n`;
+// The role gate's denial also ends the agent.
+const DENY_STOP = `{"continue":false,"stopReason":"forge guard: x",${DENY.slice(1)}`;
 const answer = (a: Record<string, unknown>) => JSON.stringify({ v: 1, stderr: "", ...a });
 
 describe("parseAnswer", () => {
   it("accepts no decision, a deny, and an error", () => {
     expect(parseAnswer(answer({ code: 0, stdout: "" }))?.code).toBe(0);
     expect(parseAnswer(answer({ code: 0, stdout: DENY }))?.stdout).toBe(DENY);
+    expect(parseAnswer(answer({ code: 0, stdout: DENY_STOP }))?.stdout).toBe(DENY_STOP);
     expect(parseAnswer(answer({ code: 2, stdout: "", stderr: "why" }))?.stderr).toBe("why");
   });
   it.each([
     ["allow", answer({ code: 0, stdout: DENY.replace('"deny"', '"allow"') })],
     ["ask", answer({ code: 0, stdout: DENY.replace('"deny"', '"ask"') })],
     ["extra output key", answer({ code: 0, stdout: `{"continue":true,${DENY.slice(1)}` })],
+    [
+      "a stop without its reason",
+      answer({ code: 0, stdout: `{"continue":false,${DENY.slice(1)}` }),
+    ],
+    ["a stop beside an allow", answer({ code: 0, stdout: DENY_STOP.replace('"deny"', '"allow"') })],
+    ["a stop and a third key", answer({ code: 0, stdout: `{"x":1,${DENY_STOP.slice(1)}` })],
     ["text on stdout", answer({ code: 0, stdout: "ok\n" })],
     ["exit 1", answer({ code: 1, stdout: "" })],
     ["exit 2 with stdout", answer({ code: 2, stdout: DENY })],

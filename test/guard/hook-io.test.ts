@@ -36,6 +36,20 @@ describe("runGuard", () => {
     expect(JSON.parse(out.stdout).hookSpecificOutput.permissionDecision).toBe("deny");
     expect(out.stderr).toBe("");
   });
+  it("a role-gate violation: a deny that also stops the agent, code 0", async () => {
+    const { io: i, out } = io(input("Bash", { command: "make test" }));
+    const deps = { ...makeDeps(), roleGate: async () => "ROLE_GATE_VIOLATION: denied" };
+    expect(await runGuard(["--role", "builder"], i, deps)).toBe(0);
+    expect(JSON.parse(out.stdout)).toEqual({
+      continue: false,
+      stopReason: "forge guard: ROLE_GATE_VIOLATION: denied",
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: "forge guard: ROLE_GATE_VIOLATION: denied",
+      },
+    });
+  });
   it("no decision: nothing on stdout, code 0", async () => {
     const { io: i, out } = io(input("Bash", { command: "git status" }));
     expect(await runGuard(["--role", "reviewer"], i, makeDeps())).toBe(0);

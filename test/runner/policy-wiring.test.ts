@@ -152,8 +152,8 @@ describe("the role profiles reach the provider and the role gate (R7.3)", () => 
         /^ROLE_GATE_VIOLATION: the builder profile denies Bash\(make:\*\)$/,
       );
       expect(reasons.join(" ")).not.toMatch(/SIGKILL/);
-      // The step ended at the violation (the runner killed the agent when the refusal showed
-      // in its stream): the model never even received the refusal, nor got to its output.
+      // The step ended at the violation (the guard's denial tells Claude Code to stop): the
+      // model never even received the refusal, nor got to its output.
       expect(server.toolResults.some((r) => r.input?.command === "make test")).toBe(false);
       expect(
         server.toolResults.some(

@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { enforceRoleGate } from "../../src/policy/role-gate.js";
 import type { AgentProcessResult } from "../../src/runner/agent-process.js";
 import { processReasons, roleGateOutcome } from "../../src/runner/step-outcome.js";
 import { tempDir } from "../helpers/git-repo.js";
@@ -96,5 +97,20 @@ describe("roleGateOutcome reads the ledger in the agent's HOME as the agent left
     writeFileSync(h.ledger, "not a ledger line\n");
     const out = await roleGateOutcome(h.ledger, h.keep, undefined);
     expect(out?.detail).toContain("no longer verifies");
+  });
+
+  it("a refusal the stream never carried is told in the ledger's own words", async () => {
+    const h = home();
+    enforceRoleGate({
+      profile: { role: "builder", disallowed_tools: ["Bash(make:*)"] },
+      tool: "Bash",
+      input: { command: "make test" },
+      ledgerFile: h.ledger,
+    });
+    const out = await roleGateOutcome(h.ledger, h.keep, undefined);
+    expect(out).toEqual({
+      detail: "ROLE_GATE_VIOLATION: the builder profile denies Bash(make:*)",
+      ledgerLines: 1,
+    });
   });
 });
